@@ -1,0 +1,14 @@
+//! The netCDF engine: netCDF-4 semantics on Zarr v2 + NCZarr metadata.
+//!
+//! Nothing in here knows about C: no raw pointers, no `extern "C"`. The
+//! `ffi` layer translates C calls into calls on this module.
+
+pub mod consts;
+pub mod error;
+
+pub use error::{NcError, NcResult};
+
+/// Version of this library, as reported by `nc_inq_libvers`.
+pub const LIBRARY_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// NCZarr metadata version this library writes (spec: `_nczarr_superblock`).
+pub const NCZARR_VERSION: &str = "2.0.0";

@@ -1,0 +1,233 @@
+//! The store conformance suite: the behaviour every driver must show.
+//!
+//! A driver's test file implements [`Fixture`] and expands
+//! [`store_conformance_tests!`](crate::store_conformance_tests), which makes
+//! one `#[test]` per check below. The checks encode the zmap semantics of
+//! the spec ("NCZarr Map Implementation") in store-trait terms.
+
+use super::{MapError, Store, StoreKey};
+use std::sync::Arc;
+
+/// How the suite obtains stores of one driver.
+pub trait Fixture {
+    /// Creates a fresh, empty, writable dataset unique to `name`.
+    fn create(&self, name: &str) -> Arc<dyn Store>;
+    /// Reopens the dataset created under `name`.
+    fn reopen(&self, name: &str, writable: bool) -> Arc<dyn Store>;
+}
+
+fn k(s: &str) -> StoreKey {
+    StoreKey::parse(s).expect("test keys are valid")
+}
+
+fn names(v: &[&str]) -> Option<Vec<String>> {
+    Some(v.iter().map(|s| s.to_string()).collect())
+}
+
+pub fn set_get_roundtrip(fx: &dyn Fixture) {
+    let s = fx.create("set_get_roundtrip");
+    s.set(&k("/.zgroup"), br#"{"zarr_format": 2}"#).unwrap();
+    s.set(&k("/v/0.0"), &[1, 2, 3, 4]).unwrap();
+    assert_eq!(s.get(&k("/.zgroup")).unwrap().unwrap(), br#"{"zarr_format": 2}"#);
+    assert_eq!(s.get(&k("v/0.0")).unwrap().unwrap(), vec![1, 2, 3, 4]);
+    assert_eq!(s.size(&k("/v/0.0")).unwrap(), Some(4));
+}
+
+pub fn missing_keys_are_none(fx: &dyn Fixture) {
+    let s = fx.create("missing_keys_are_none");
+    s.set(&k("/a/b"), b"x").unwrap();
+    assert_eq!(s.get(&k("/nothing")).unwrap(), None);
+    assert_eq!(s.size(&k("/nothing")).unwrap(), None);
+    assert_eq!(s.get_range(&k("/nothing"), 0, 0).unwrap(), None);
+    // An interior key ("directory") has no content.
+    assert_eq!(s.get(&k("/a")).unwrap(), None);
+    assert_eq!(s.size(&k("/a")).unwrap(), None);
+    // Below an object there is nothing.
+    assert_eq!(s.get(&k("/a/b/c")).unwrap(), None);
+    assert_eq!(s.size(&k("/a/b/c")).unwrap(), None);
+}
+
+pub fn empty_objects_exist(fx: &dyn Fixture) {
+    let s = fx.create("empty_objects_exist");
+    s.set(&k("/empty"), b"").unwrap();
+    assert_eq!(s.size(&k("/empty")).unwrap(), Some(0));
+    assert_eq!(s.get(&k("/empty")).unwrap(), Some(vec![]));
+    assert_eq!(s.list_dir(&StoreKey::root()).unwrap(), names(&["empty"]));
+}
+
+pub fn overwrite_replaces_whole_object(fx: &dyn Fixture) {
+    let s = fx.create("overwrite_replaces_whole_object");
+    s.set(&k("/.zattrs"), b"0123456789").unwrap();
+    s.set(&k("/.zattrs"), b"ab").unwrap();
+    assert_eq!(s.get(&k("/.zattrs")).unwrap().unwrap(), b"ab");
+}
+
+pub fn ranged_reads(fx: &dyn Fixture) {
+    let s = fx.create("ranged_reads");
+    let data: Vec<u8> = (0..100).collect();
+    s.set(&k("/d"), &data).unwrap();
+    assert_eq!(s.get_range(&k("/d"), 10, 5).unwrap().unwrap(), vec![10, 11, 12, 13, 14]);
+    assert_eq!(s.get_range(&k("/d"), 100, 0).unwrap().unwrap(), Vec::<u8>::new());
+    assert_eq!(s.get_range(&k("/d"), 0, 100).unwrap().unwrap(), data);
+    assert!(matches!(s.get_range(&k("/d"), 95, 6), Err(MapError::OutOfRange { .. })));
+    assert!(matches!(s.get_range(&k("/d"), u64::MAX, 2), Err(MapError::OutOfRange { .. })));
+}
+
+pub fn ranged_writes(fx: &dyn Fixture) {
+    let s = fx.create("ranged_writes");
+    // Writing in pieces, as netCDF-C's ut_mapapi does.
+    s.set_range(&k("/p"), 0, &[1, 2, 3]).unwrap();
+    s.set_range(&k("/p"), 3, &[4, 5]).unwrap();
+    assert_eq!(s.get(&k("/p")).unwrap().unwrap(), vec![1, 2, 3, 4, 5]);
+    // Overwriting the middle keeps both ends.
+    s.set_range(&k("/p"), 1, &[9]).unwrap();
+    assert_eq!(s.get(&k("/p")).unwrap().unwrap(), vec![1, 9, 3, 4, 5]);
+    // Past the end: the gap is zero-filled.
+    s.set_range(&k("/q"), 2, &[7]).unwrap();
+    assert_eq!(s.get(&k("/q")).unwrap().unwrap(), vec![0, 0, 7]);
+}
+
+pub fn list_dir_semantics(fx: &dyn Fixture) {
+    let s = fx.create("list_dir_semantics");
+    for key in ["/.zgroup", "/.zattrs", "/v/.zarray", "/v/0.0", "/v/0.1", "/g/.zgroup", "/g/w/.zarray", "/g/w/1/2"] {
+        s.set(&k(key), b"{}").unwrap();
+    }
+    // A sibling whose name sorts between "v" and "v/..." must not confuse listings.
+    s.set(&k("/v.x"), b"1").unwrap();
+    assert_eq!(s.list_dir(&k("/")).unwrap(), names(&[".zattrs", ".zgroup", "g", "v", "v.x"]));
+    assert_eq!(s.list_dir(&k("/v")).unwrap(), names(&[".zarray", "0.0", "0.1"]));
+    assert_eq!(s.list_dir(&k("/g")).unwrap(), names(&[".zgroup", "w"]));
+    assert_eq!(s.list_dir(&k("/g/w")).unwrap(), names(&[".zarray", "1"]));
+    assert_eq!(s.list_dir(&k("/g/w/1")).unwrap(), names(&["2"]));
+    // An object has no children; a missing prefix is None.
+    assert_eq!(s.list_dir(&k("/v/0.0")).unwrap(), Some(vec![]));
+    assert_eq!(s.list_dir(&k("/nope")).unwrap(), None);
+    assert_eq!(s.list_dir(&k("/v/0.0/x")).unwrap(), None);
+}
+
+pub fn empty_root_lists_empty(fx: &dyn Fixture) {
+    let s = fx.create("empty_root_lists_empty");
+    assert_eq!(s.list_dir(&StoreKey::root()).unwrap(), Some(vec![]));
+    assert_eq!(s.list_prefix(&StoreKey::root()).unwrap(), vec![]);
+}
+
+pub fn list_prefix_is_recursive_and_sorted(fx: &dyn Fixture) {
+    let s = fx.create("list_prefix_is_recursive_and_sorted");
+    for key in ["/v/0.1", "/a.b", "/v/.zarray", "/a/x", "/.zgroup", "/v/0.0"] {
+        s.set(&k(key), b"").unwrap();
+    }
+    let all: Vec<String> = s.list_prefix(&StoreKey::root()).unwrap().iter().map(|k| k.to_string()).collect();
+    assert_eq!(all, ["/.zgroup", "/a.b", "/a/x", "/v/.zarray", "/v/0.0", "/v/0.1"]);
+    let v: Vec<String> = s.list_prefix(&k("/v")).unwrap().iter().map(|k| k.to_string()).collect();
+    assert_eq!(v, ["/v/.zarray", "/v/0.0", "/v/0.1"]);
+    let a: Vec<String> = s.list_prefix(&k("/a")).unwrap().iter().map(|k| k.to_string()).collect();
+    assert_eq!(a, ["/a/x"]);
+}
+
+pub fn tree_rule_is_enforced(fx: &dyn Fixture) {
+    let s = fx.create("tree_rule_is_enforced");
+    s.set(&k("/a/b"), b"1").unwrap();
+    // An object cannot sit below another object...
+    assert!(matches!(s.set(&k("/a/b/c"), b"2"), Err(MapError::KeyConflict(_))));
+    // ...nor on a key that prefixes existing objects.
+    assert!(matches!(s.set(&k("/a"), b"3"), Err(MapError::KeyConflict(_))));
+    assert!(matches!(s.set_range(&k("/a"), 0, b"3"), Err(MapError::KeyConflict(_))));
+    assert!(matches!(s.set(&StoreKey::root(), b"4"), Err(MapError::KeyConflict(_))));
+    assert_eq!(s.get(&k("/a/b")).unwrap().unwrap(), b"1");
+}
+
+pub fn erase_and_erase_prefix(fx: &dyn Fixture) {
+    let s = fx.create("erase_and_erase_prefix");
+    for key in ["/.zgroup", "/v/.zarray", "/v/0", "/w/.zarray", "/w/sub/0"] {
+        s.set(&k(key), b"x").unwrap();
+    }
+    s.erase(&k("/v/0")).unwrap();
+    s.erase(&k("/v/0")).unwrap(); // erasing a missing key is fine
+    assert_eq!(s.get(&k("/v/0")).unwrap(), None);
+    s.erase(&k("/v/.zarray")).unwrap();
+    // Once a "directory" is empty it is gone from listings.
+    assert_eq!(s.list_dir(&StoreKey::root()).unwrap(), names(&[".zgroup", "w"]));
+    s.erase_prefix(&k("/w")).unwrap();
+    assert_eq!(s.list_dir(&StoreKey::root()).unwrap(), names(&[".zgroup"]));
+    // The key "/v" may now hold an object again.
+    s.set(&k("/v"), b"y").unwrap();
+    s.erase_prefix(&StoreKey::root()).unwrap();
+    assert_eq!(s.list_prefix(&StoreKey::root()).unwrap(), vec![]);
+}
+
+pub fn reopen_sees_data(fx: &dyn Fixture) {
+    let s = fx.create("reopen_sees_data");
+    s.set(&k("/g/.zgroup"), b"{}").unwrap();
+    s.flush().unwrap();
+    let r = fx.reopen("reopen_sees_data", false);
+    assert_eq!(r.get(&k("/g/.zgroup")).unwrap().unwrap(), b"{}");
+    assert!(!r.is_writable());
+}
+
+pub fn read_only_rejects_writes(fx: &dyn Fixture) {
+    let s = fx.create("read_only_rejects_writes");
+    s.set(&k("/.zgroup"), b"{}").unwrap();
+    let r = fx.reopen("read_only_rejects_writes", false);
+    assert!(matches!(r.set(&k("/x"), b"1"), Err(MapError::ReadOnly)));
+    assert!(matches!(r.set_range(&k("/x"), 0, b"1"), Err(MapError::ReadOnly)));
+    assert!(matches!(r.erase(&k("/.zgroup")), Err(MapError::ReadOnly)));
+    assert!(matches!(r.erase_prefix(&StoreKey::root()), Err(MapError::ReadOnly)));
+    assert!(matches!(r.destroy(), Err(MapError::ReadOnly)));
+    assert_eq!(r.get(&k("/.zgroup")).unwrap().unwrap(), b"{}");
+    assert_eq!(r.get(&k("/x")).unwrap(), None);
+}
+
+pub fn destroy_removes_dataset(fx: &dyn Fixture) {
+    let s = fx.create("destroy_removes_dataset");
+    s.set(&k("/v/0"), b"x").unwrap();
+    s.destroy().unwrap();
+    assert_eq!(s.get(&k("/v/0")).unwrap(), None);
+}
+
+pub fn unusual_but_valid_names(fx: &dyn Fixture) {
+    let s = fx.create("unusual_but_valid_names");
+    for key in ["/with space/x", "/ünïcödé/.zarray", "/a-b_c.d/0.0.0", "/...", "/.hidden"] {
+        s.set(&k(key), key.as_bytes()).unwrap();
+        assert_eq!(s.get(&k(key)).unwrap().unwrap(), key.as_bytes());
+    }
+}
+
+pub fn concurrent_writers_and_readers(fx: &dyn Fixture) {
+    let s = fx.create("concurrent_writers_and_readers");
+    std::thread::scope(|scope| {
+        for t in 0..4u8 {
+            let s = &s;
+            scope.spawn(move || {
+                for i in 0..50u8 {
+                    let key = k(&format!("/v{t}/{i}"));
+                    s.set(&key, &[t, i]).unwrap();
+                    assert_eq!(s.get(&key).unwrap().unwrap(), vec![t, i]);
+                    let _ = s.list_dir(&StoreKey::root()).unwrap();
+                }
+            });
+        }
+    });
+    assert_eq!(s.list_prefix(&StoreKey::root()).unwrap().len(), 200);
+}
+
+/// Expands to one `#[test]` per conformance check, for the fixture given.
+#[macro_export]
+macro_rules! store_conformance_tests {
+    ($fixture:expr) => {
+        $crate::store_conformance_tests!(@each $fixture;
+            set_get_roundtrip, missing_keys_are_none, empty_objects_exist,
+            overwrite_replaces_whole_object, ranged_reads, ranged_writes,
+            list_dir_semantics, empty_root_lists_empty, list_prefix_is_recursive_and_sorted,
+            tree_rule_is_enforced, erase_and_erase_prefix, reopen_sees_data,
+            read_only_rejects_writes, destroy_removes_dataset, unusual_but_valid_names,
+            concurrent_writers_and_readers);
+    };
+    (@each $fixture:expr; $($check:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $check() {
+                $crate::map::conformance::$check(&$fixture);
+            }
+        )*
+    };
+}

@@ -1,0 +1,179 @@
+//! The zmap layer: key/object stores ("maps") and their drivers.
+//!
+//! A driver knows nothing of netCDF. It stores byte objects under `/`-separated
+//! keys (spec "NCZarr Map Implementation"): only content-bearing objects
+//! exist, and no object's key is a prefix of another object's key.
+//!
+//! The capability traits are split as in zarrs: [`ReadableStore`],
+//! [`WritableStore`], [`ListableStore`], combined in [`Store`]. A missing key
+//! is `Ok(None)`, never an error; the engine turns it into `NC_EEMPTY` where
+//! the zmap API wants that code.
+//!
+//! Every driver must pass the suite in [`conformance`].
+
+pub mod conformance;
+pub mod file;
+mod key;
+pub mod memory;
+
+pub use key::StoreKey;
+
+use std::sync::Arc;
+
+/// Errors of the map layer. Missing keys are not errors (`Ok(None)`).
+#[derive(Debug, thiserror::Error)]
+pub enum MapError {
+    #[error("invalid key {key:?}: {why}")]
+    InvalidKey { key: String, why: &'static str },
+    #[error("invalid store location {0:?}")]
+    InvalidLocation(String),
+    #[error("no dataset at {0}")]
+    RootNotFound(String),
+    #[error("prefix {0} does not exist")]
+    PrefixNotFound(String),
+    #[error("a dataset already exists at {0}")]
+    AlreadyExists(String),
+    #[error("refusing to replace {0}: it exists and is not a Zarr store")]
+    NotAStore(String),
+    #[error("key {0} conflicts with an existing object (an object key may not be a prefix of another)")]
+    KeyConflict(String),
+    #[error("the store is open read-only")]
+    ReadOnly,
+    #[error("range {start}+{count} is outside object {key} of length {len}")]
+    OutOfRange { key: String, start: u64, count: u64, len: u64 },
+    #[error("permission denied: {0}")]
+    PermissionDenied(String),
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+pub type MapResult<T> = Result<T, MapError>;
+
+/// Limitations of a driver (netCDF-C's `NCZM_FEATURES`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Features {
+    /// Objects can be written only once (zip).
+    pub write_once: bool,
+    /// Writes must start at offset 0 (zip).
+    pub zero_start: bool,
+}
+
+/// Reading objects.
+pub trait ReadableStore: Send + Sync {
+    /// The whole object, or `None` when `key` holds no content.
+    fn get(&self, key: &StoreKey) -> MapResult<Option<Vec<u8>>>;
+
+    /// `count` bytes from `start`; `None` when `key` holds no content;
+    /// [`MapError::OutOfRange`] when the range passes the object's end.
+    fn get_range(&self, key: &StoreKey, start: u64, count: u64) -> MapResult<Option<Vec<u8>>> {
+        let Some(all) = self.get(key)? else { return Ok(None) };
+        let range = checked_range(key, start, count, all.len() as u64)?;
+        Ok(Some(all[range].to_vec()))
+    }
+
+    /// The object's length, or `None` when `key` holds no content.
+    fn size(&self, key: &StoreKey) -> MapResult<Option<u64>>;
+}
+
+/// Writing objects.
+pub trait WritableStore: Send + Sync {
+    /// Replaces (or creates) the whole object. Creating intermediate
+    /// "directories" is the driver's business, never the caller's.
+    fn set(&self, key: &StoreKey, value: &[u8]) -> MapResult<()>;
+
+    /// Overwrites `value.len()` bytes at `offset`, keeping the rest of the
+    /// object; the object grows (zero-filled) as needed and is created if
+    /// missing.
+    fn set_range(&self, key: &StoreKey, offset: u64, value: &[u8]) -> MapResult<()>;
+
+    /// Removes the object; removing a missing key is not an error.
+    fn erase(&self, key: &StoreKey) -> MapResult<()>;
+
+    /// Removes every object at or below `prefix`.
+    fn erase_prefix(&self, prefix: &StoreKey) -> MapResult<()>;
+}
+
+/// Listing keys.
+pub trait ListableStore: Send + Sync {
+    /// Names (single segments) of the immediate children of `prefix`,
+    /// sorted bytewise: the zmap `search`. `Some(vec![])` when `prefix` is
+    /// an object; `None` when nothing exists at or below `prefix`.
+    fn list_dir(&self, prefix: &StoreKey) -> MapResult<Option<Vec<String>>>;
+
+    /// Every object key at or below `prefix`, sorted.
+    fn list_prefix(&self, prefix: &StoreKey) -> MapResult<Vec<StoreKey>>;
+}
+
+/// A dataset's store: all capabilities plus dataset-level operations.
+pub trait Store: ReadableStore + WritableStore + ListableStore {
+    fn features(&self) -> Features;
+    /// Where the dataset lives (a path, a name or a URL).
+    fn location(&self) -> &str;
+    fn is_writable(&self) -> bool;
+    /// Makes everything written so far durable (a no-op for most drivers).
+    fn flush(&self) -> MapResult<()> {
+        Ok(())
+    }
+    /// Deletes the whole dataset, root included.
+    fn destroy(&self) -> MapResult<()>;
+}
+
+/// The drivers this build has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Driver {
+    Memory,
+    File,
+}
+
+impl Driver {
+    pub fn features(self) -> Features {
+        match self {
+            Driver::Memory | Driver::File => Features::default(),
+        }
+    }
+
+    /// Creates a new dataset. With `clobber`, an existing dataset at the same
+    /// location is replaced; otherwise [`MapError::AlreadyExists`].
+    pub fn create(self, location: &str, clobber: bool) -> MapResult<Arc<dyn Store>> {
+        Ok(match self {
+            Driver::Memory => Arc::new(memory::MemoryStore::create(location, clobber)?),
+            Driver::File => Arc::new(file::FileStore::create(location, clobber)?),
+        })
+    }
+
+    /// Opens an existing dataset ([`MapError::RootNotFound`] if none).
+    pub fn open(self, location: &str, writable: bool) -> MapResult<Arc<dyn Store>> {
+        Ok(match self {
+            Driver::Memory => Arc::new(memory::MemoryStore::open(location, writable)?),
+            Driver::File => Arc::new(file::FileStore::open(location, writable)?),
+        })
+    }
+}
+
+/// Checks that `start..start+count` lies inside an object of length `len`.
+pub(crate) fn checked_range(
+    key: &StoreKey,
+    start: u64,
+    count: u64,
+    len: u64,
+) -> MapResult<std::ops::Range<usize>> {
+    match start.checked_add(count) {
+        Some(end) if end <= len => Ok(start as usize..end as usize),
+        _ => Err(MapError::OutOfRange { key: key.to_string(), start, count, len }),
+    }
+}
+
+/// Applies a ranged update to an object's bytes (shared by drivers whose
+/// medium cannot update in place).
+pub(crate) fn splice(old: Option<Vec<u8>>, offset: u64, value: &[u8]) -> MapResult<Vec<u8>> {
+    let mut buf = old.unwrap_or_default();
+    let end = offset
+        .checked_add(value.len() as u64)
+        .and_then(|e| usize::try_from(e).ok())
+        .ok_or_else(|| MapError::Io(std::io::Error::other("object would exceed the address space")))?;
+    if buf.len() < end {
+        buf.resize(end, 0);
+    }
+    buf[offset as usize..end].copy_from_slice(value);
+    Ok(buf)
+}

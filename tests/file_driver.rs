@@ -1,0 +1,88 @@
+//! File-driver behaviour beyond the conformance suite: safety on disk.
+
+use nczarr_rs::map::{Driver, MapError, StoreKey};
+use std::fs;
+
+fn k(s: &str) -> StoreKey {
+    StoreKey::parse(s).unwrap()
+}
+
+#[test]
+fn keys_cannot_escape_the_root() {
+    let dir = tempfile::tempdir().unwrap();
+    for bad in ["/../outside", "../outside", "/a/../../outside", "/a/./b", "/a\u{1}b"] {
+        assert!(matches!(StoreKey::parse(bad), Err(MapError::InvalidKey { .. })), "{bad}");
+    }
+    let s = Driver::File.create(dir.path().join("ds").to_str().unwrap(), true).unwrap();
+    s.set(&k("/a/b"), b"1").unwrap();
+    // Nothing was written outside the dataset.
+    let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("ds")]);
+}
+
+#[test]
+fn create_noclobber_and_clobber() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ds.zarr");
+    let loc = root.to_str().unwrap();
+    let s = Driver::File.create(loc, false).unwrap();
+    s.set(&k("/.zgroup"), b"{}").unwrap();
+    s.set(&k("/v/0"), b"old").unwrap();
+    assert!(matches!(Driver::File.create(loc, false), Err(MapError::AlreadyExists(_))));
+    assert!(root.join("v/0").exists());
+    let s = Driver::File.create(loc, true).unwrap();
+    assert!(!root.join("v/0").exists());
+    assert_eq!(s.list_dir(&StoreKey::root()).unwrap(), Some(vec![]));
+}
+
+#[test]
+fn clobber_refuses_foreign_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("precious");
+    fs::create_dir(&root).unwrap();
+    fs::write(root.join("thesis.tex"), b"do not lose me").unwrap();
+    let err = Driver::File.create(root.to_str().unwrap(), true).err().unwrap();
+    assert!(matches!(err, MapError::NotAStore(_)), "{err}");
+    assert_eq!(fs::read(root.join("thesis.tex")).unwrap(), b"do not lose me");
+}
+
+#[test]
+fn open_missing_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    assert!(matches!(Driver::File.open(missing.to_str().unwrap(), false), Err(MapError::RootNotFound(_))));
+    fs::write(&missing, b"a file, not a dataset").unwrap();
+    assert!(matches!(Driver::File.open(missing.to_str().unwrap(), false), Err(MapError::RootNotFound(_))));
+}
+
+#[test]
+fn writes_are_atomic_and_temp_files_invisible() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ds");
+    let s = Driver::File.create(root.to_str().unwrap(), true).unwrap();
+    s.set(&k("/.zattrs"), b"{\"a\": 1}").unwrap();
+    // A crash between writing a temp file and renaming leaves a stray temp file;
+    // it must not appear as an object, and the old object stays intact.
+    fs::write(root.join(".nczarr-rs-tmp.999.0"), b"{\"a\": 2, torn").unwrap();
+    assert_eq!(s.list_dir(&StoreKey::root()).unwrap(), Some(vec![".zattrs".to_string()]));
+    assert_eq!(s.get(&k("/.zattrs")).unwrap().unwrap(), b"{\"a\": 1}");
+    // No temp file of ours is left behind by a successful write.
+    s.set(&k("/.zattrs"), b"{}").unwrap();
+    let leftovers = fs::read_dir(&root)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with(".nczarr-rs-tmp.") )
+        .count();
+    assert_eq!(leftovers, 1, "only the simulated stray file");
+}
+
+#[test]
+fn file_urls_and_relative_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("with space");
+    let url = format!("file://{}#mode=nczarr,file", root.display()).replace(' ', "%20");
+    let s = Driver::File.create(&url, true).unwrap();
+    s.set(&k("/.zgroup"), b"{}").unwrap();
+    assert!(root.join(".zgroup").exists());
+    assert!(matches!(Driver::File.open("s3://bucket/key", false), Err(MapError::InvalidLocation(_))));
+    assert!(matches!(Driver::File.open("file://relative/path", false), Err(MapError::InvalidLocation(_))));
+}
