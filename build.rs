@@ -1,1 +1,55 @@
-fn main(){}
+//! Generates the C header from the Rust source with cbindgen.
+//!
+//! The header is written to `$OUT_DIR/nczarr_rs.h`. The copy committed in
+//! `include/nczarr_rs.h` is checked against it by `tests/header.rs`; run
+//! `NCZARR_RS_UPDATE_HEADER=1 cargo build` to refresh the committed copy.
+
+use std::env;
+use std::path::PathBuf;
+
+fn main() {
+    let crate_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=cbindgen.toml");
+    println!("cargo:rerun-if-env-changed=NCZARR_RS_UPDATE_HEADER");
+
+    let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml is valid");
+    let bindings = cbindgen::Builder::new()
+        .with_config(config)
+        .with_src(crate_dir.join("src/lib.rs"))
+        .generate()
+        .expect("cbindgen can parse the crate");
+    let mut raw = Vec::new();
+    bindings.write(&mut raw);
+    let header = parenthesize_negative_defines(&String::from_utf8(raw).expect("cbindgen writes UTF-8"));
+    std::fs::write(out_dir.join("nczarr_rs.h"), &header).expect("OUT_DIR is writable");
+    if env::var("NCZARR_RS_UPDATE_HEADER").as_deref() == Ok("1") {
+        std::fs::write(crate_dir.join("include/nczarr_rs.h"), &header).expect("include/ is writable");
+    }
+    println!("cargo:include={}", crate_dir.join("include").display());
+    // A versioned SONAME, so that the installed library can follow the usual
+    // libX.so -> libX.so.0 -> libX.so.0.1.0 layout.
+    if env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libnczarr_rs.so.0");
+    }
+}
+
+/// `#define NC_EBADID -33` becomes `#define NC_EBADID (-33)`, as in netCDF-C,
+/// so that expressions such as `x-NC_EBADID` stay valid C.
+fn parenthesize_negative_defines(header: &str) -> String {
+    let mut out = String::with_capacity(header.len() + 256);
+    for line in header.lines() {
+        let mut parts = line.splitn(3, ' ');
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some("#define"), Some(name), Some(value))
+                if value.starts_with('-') && value[1..].chars().all(|c| c.is_ascii_digit()) =>
+            {
+                out.push_str(&format!("#define {name} ({value})"));
+            }
+            _ => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,1 +1,21 @@
-//! placeholder
+//! The C boundary: the only module with `extern "C"` functions and raw
+//! pointers.
+//!
+//! Conventions (also in README.md, "C API conventions"):
+//! * Every exported body runs inside [`boundary::guard`] (or
+//!   [`boundary::guard_or`] for the few functions that do not return a
+//!   status): a panic becomes `NC_EINTERNAL`, never an unwind into C.
+//! * Every pointer argument is checked for NULL (`NC_EINVAL`) unless the
+//!   netCDF API documents NULL as allowed for it.
+//! * Outputs are written only when the call succeeds.
+//! * Handles (`ncid`, zmap ids) are integers in thread-safe tables
+//!   ([`handles::HandleTable`]); no Rust pointer is ever handed to C.
+//! * Memory returned to C (strings, name lists) comes from the C allocator,
+//!   so `free()` or the matching `*_free_*` function releases it.
+
+pub(crate) mod args;
+pub mod boundary;
+pub(crate) mod handles;
+pub mod library;
+pub mod types;
+pub mod zmap;

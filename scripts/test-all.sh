@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs every test of nczarr-rs from a fresh clone: installs what it needs,
+# runs the Rust tests, builds and installs the CMake package into
+# target/stage, then builds and runs the C tests with CTest against it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup-deps.sh
+
+root=$PWD
+stage=$root/target/stage
+
+echo "== cargo test"
+cargo test --release --locked
+
+echo "== CMake package: build and install into $stage"
+rm -rf "$stage"
+cmake -S cmake -B target/cmake-pkg -DCMAKE_INSTALL_PREFIX="$stage" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build target/cmake-pkg
+cmake --install target/cmake-pkg >/dev/null
+
+echo "== C tests (CTest)"
+rm -rf target/ctest
+cmake -S ctest -B target/ctest -DCMAKE_PREFIX_PATH="$stage" >/dev/null
+cmake --build target/ctest
+ctest --test-dir target/ctest --output-on-failure

@@ -1,0 +1,63 @@
+//! Library-wide C functions: `nc_strerror`, `nc_inq_libvers`.
+
+use super::boundary::guard_or;
+use crate::engine::error::error_text;
+use std::collections::HashMap;
+use std::ffi::{CStr, CString};
+use std::os::raw::{c_char, c_int};
+use std::sync::{LazyLock, Mutex};
+
+static LIBVERS: LazyLock<CString> = LazyLock::new(|| {
+    CString::new(format!(
+        "4.9.2 of nczarr-rs {} (NCZarr {}) $",
+        crate::engine::LIBRARY_VERSION,
+        crate::engine::NCZARR_VERSION
+    ))
+    .expect("no NUL in the version text")
+});
+
+/// The library version, in netCDF-C's `"<version> of <build> $"` shape:
+/// the netCDF API version implemented, then this library's own version.
+#[no_mangle]
+pub extern "C" fn nc_inq_libvers() -> *const c_char {
+    guard_or("nc_inq_libvers", c"unknown".as_ptr(), || LIBVERS.as_ptr())
+}
+
+static LIBRARY_TEXTS: LazyLock<HashMap<i32, CString>> = LazyLock::new(|| {
+    (-200..=0)
+        .map(|code| (code, CString::new(error_text(code)).expect("no NUL in error texts")))
+        .collect()
+});
+
+/// Texts of system errors, made once per errno and kept for the life of the
+/// process (netCDF-C returns `strerror(errno)` for positive codes).
+static SYSTEM_TEXTS: LazyLock<Mutex<HashMap<i32, &'static CStr>>> = LazyLock::new(Default::default);
+
+fn system_text(errno: i32) -> &'static CStr {
+    let mut texts = SYSTEM_TEXTS.lock().unwrap_or_else(|p| p.into_inner());
+    texts.entry(errno).or_insert_with(|| {
+        let msg = std::io::Error::from_raw_os_error(errno).to_string();
+        let msg = match msg.rfind(" (os error") {
+            Some(i) => msg[..i].to_string(),
+            None => msg,
+        };
+        let c = CString::new(msg).unwrap_or_else(|_| c"Unknown Error".to_owned());
+        Box::leak(c.into_boxed_c_str())
+    })
+}
+
+/// The text for a netCDF error code, exactly as netCDF-C words it; positive
+/// codes are system errors. The string is static: do not free it.
+#[no_mangle]
+pub extern "C" fn nc_strerror(ncerr: c_int) -> *const c_char {
+    guard_or("nc_strerror", c"Unknown Error".as_ptr(), || {
+        if ncerr > 0 {
+            system_text(ncerr).as_ptr()
+        } else {
+            match LIBRARY_TEXTS.get(&ncerr) {
+                Some(t) => t.as_ptr(),
+                None => c"Unknown Error".as_ptr(),
+            }
+        }
+    })
+}
