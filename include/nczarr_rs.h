@@ -459,6 +459,21 @@
 #define NC4_LAST_ERROR (-144)
 
 /**
+ * netCDF-C's default target chunk size in bytes (`DEFAULT_CHUNK_SIZE`).
+ */
+#define DEFAULT_CHUNK_BYTES 4194304.0
+
+/**
+ * Default maximum string length (spec Appendix H).
+ */
+#define DEFAULT_MAXSTRLEN 128
+
+/**
+ * netCDF type id.
+ */
+typedef int nc_type;
+
+/**
  * Map implementation selector (an `int` here, an enum in netCDF-C; same values).
  */
 typedef int NCZM_IMPL;
@@ -472,11 +487,6 @@ typedef unsigned long long size64_t;
  * Feature flags of a map implementation.
  */
 typedef size64_t NCZM_FEATURES;
-
-/**
- * netCDF type id.
- */
-typedef int nc_type;
 
 #define NC_NAT 0
 
@@ -546,6 +556,305 @@ extern "C" {
 #endif // __cplusplus
 
 /**
+ * Untyped put: the memory holds values of `xtype`.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `op` holds `len` values of `xtype`.
+ */
+int nc_put_att(int ncid, int varid, const char *name, nc_type xtype, size_t len, const void *op);
+
+/**
+ * A text (`NC_CHAR`) attribute of `len` characters.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `op` holds `len` characters.
+ */
+int nc_put_att_text(int ncid, int varid, const char *name, size_t len, const char *op);
+
+/**
+ * An `NC_STRING` attribute of `len` strings.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `op` holds `len` string pointers.
+ */
+int nc_put_att_string(int ncid, int varid, const char *name, size_t len, const char **op);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `op` holds `len` values.
+ */
+int nc_put_att_schar(int ncid,
+                     int varid,
+                     const char *name,
+                     nc_type xtype,
+                     size_t len,
+                     const signed char *op);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `op` holds `len` values.
+ */
+int nc_put_att_uchar(int ncid,
+                     int varid,
+                     const char *name,
+                     nc_type xtype,
+                     size_t len,
+                     const unsigned char *op);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `op` holds `len` values.
+ */
+int nc_put_att_short(int ncid,
+                     int varid,
+                     const char *name,
+                     nc_type xtype,
+                     size_t len,
+                     const short *op);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `op` holds `len` values.
+ */
+int nc_put_att_int(int ncid, int varid, const char *name, nc_type xtype, size_t len, const int *op);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `op` holds `len` values.
+ */
+int nc_put_att_long(int ncid,
+                    int varid,
+                    const char *name,
+                    nc_type xtype,
+                    size_t len,
+                    const long *op);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `op` holds `len` values.
+ */
+int nc_put_att_float(int ncid,
+                     int varid,
+                     const char *name,
+                     nc_type xtype,
+                     size_t len,
+                     const float *op);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `op` holds `len` values.
+ */
+int nc_put_att_double(int ncid,
+                      int varid,
+                      const char *name,
+                      nc_type xtype,
+                      size_t len,
+                      const double *op);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `op` holds `len` values.
+ */
+int nc_put_att_ubyte(int ncid,
+                     int varid,
+                     const char *name,
+                     nc_type xtype,
+                     size_t len,
+                     const unsigned char *op);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `op` holds `len` values.
+ */
+int nc_put_att_ushort(int ncid,
+                      int varid,
+                      const char *name,
+                      nc_type xtype,
+                      size_t len,
+                      const unsigned short *op);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `op` holds `len` values.
+ */
+int nc_put_att_uint(int ncid,
+                    int varid,
+                    const char *name,
+                    nc_type xtype,
+                    size_t len,
+                    const unsigned int *op);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `op` holds `len` values.
+ */
+int nc_put_att_longlong(int ncid,
+                        int varid,
+                        const char *name,
+                        nc_type xtype,
+                        size_t len,
+                        const long long *op);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `op` holds `len` values.
+ */
+int nc_put_att_ulonglong(int ncid,
+                         int varid,
+                         const char *name,
+                         nc_type xtype,
+                         size_t len,
+                         const unsigned long long *op);
+
+/**
+ * Untyped get: the values in the attribute's own type.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `ip` has room for the values.
+ */
+int nc_get_att(int ncid, int varid, const char *name, void *ip);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `ip` has room for the characters (no
+ * NUL is added, as in netCDF-C).
+ */
+int nc_get_att_text(int ncid, int varid, const char *name, char *ip);
+
+/**
+ * The strings are `malloc`ed: release them with `nc_free_string`.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `ip` has room for the pointers.
+ */
+int nc_get_att_string(int ncid, int varid, const char *name, char **ip);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `ip` has room for the attribute's length.
+ */
+int nc_get_att_schar(int ncid, int varid, const char *name, signed char *ip);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `ip` has room for the attribute's length.
+ */
+int nc_get_att_uchar(int ncid, int varid, const char *name, unsigned char *ip);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `ip` has room for the attribute's length.
+ */
+int nc_get_att_short(int ncid, int varid, const char *name, short *ip);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `ip` has room for the attribute's length.
+ */
+int nc_get_att_int(int ncid, int varid, const char *name, int *ip);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `ip` has room for the attribute's length.
+ */
+int nc_get_att_long(int ncid, int varid, const char *name, long *ip);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `ip` has room for the attribute's length.
+ */
+int nc_get_att_float(int ncid, int varid, const char *name, float *ip);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `ip` has room for the attribute's length.
+ */
+int nc_get_att_double(int ncid, int varid, const char *name, double *ip);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `ip` has room for the attribute's length.
+ */
+int nc_get_att_ubyte(int ncid, int varid, const char *name, unsigned char *ip);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `ip` has room for the attribute's length.
+ */
+int nc_get_att_ushort(int ncid, int varid, const char *name, unsigned short *ip);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `ip` has room for the attribute's length.
+ */
+int nc_get_att_uint(int ncid, int varid, const char *name, unsigned int *ip);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `ip` has room for the attribute's length.
+ */
+int nc_get_att_longlong(int ncid, int varid, const char *name, long long *ip);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `ip` has room for the attribute's length.
+ */
+int nc_get_att_ulonglong(int ncid, int varid, const char *name, unsigned long long *ip);
+
+/**
+ * Type and length of an attribute (also the hidden `_NCProperties`,
+ * `_SuperblockVersion` and `_IsNetcdf4` of the root group).
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; outputs are NULL or valid.
+ */
+int nc_inq_att(int ncid, int varid, const char *name, nc_type *xtypep, size_t *lenp);
+
+/**
+ * # Safety
+ * As `nc_inq_att`.
+ */
+int nc_inq_atttype(int ncid, int varid, const char *name, nc_type *xtypep);
+
+/**
+ * # Safety
+ * As `nc_inq_att`.
+ */
+int nc_inq_attlen(int ncid, int varid, const char *name, size_t *lenp);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `idp` is NULL or points to an `int`.
+ */
+int nc_inq_attid(int ncid, int varid, const char *name, int *idp);
+
+/**
+ * # Safety
+ * `name` is NULL or holds `NC_MAX_NAME + 1` bytes.
+ */
+int nc_inq_attname(int ncid, int varid, int attnum, char *name);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string.
+ */
+int nc_del_att(int ncid, int varid, const char *name);
+
+/**
+ * # Safety
+ * Both names are NUL-terminated strings.
+ */
+int nc_rename_att(int ncid, int varid, const char *name, const char *newname);
+
+/**
+ * Copies an attribute to another variable, group or dataset.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string.
+ */
+int nc_copy_att(int ncid_in, int varid_in, const char *name, int ncid_out, int varid_out);
+
+/**
  * For tests only: makes the exported function named `function_name` panic
  * inside its boundary on every later call (NULL disarms). Works only when
  * the environment variable `NCZARR_RS_TEST_HOOKS` is `1`; otherwise
@@ -555,6 +864,278 @@ extern "C" {
  * `function_name` is NULL or a NUL-terminated string.
  */
 int nczarr_rs_test_inject_panic(const char *function_name);
+
+/**
+ * Creates a dataset (NCZarr; see README for paths and URL modes).
+ *
+ * # Safety
+ * `path` is a NUL-terminated string; `ncidp` points to an `int`.
+ */
+int nc_create(const char *path, int cmode, int *ncidp);
+
+/**
+ * `nc_create` with netCDF-3 tuning arguments, which NCZarr ignores.
+ *
+ * # Safety
+ * As `nc_create`; `chunksizehintp` may be NULL.
+ */
+int nc__create(const char *path, int cmode, size_t initialsz, size_t *chunksizehintp, int *ncidp);
+
+/**
+ * Opens a dataset; `NC_WRITE` in `mode` for writing.
+ *
+ * # Safety
+ * `path` is a NUL-terminated string; `ncidp` points to an `int`.
+ */
+int nc_open(const char *path, int mode, int *ncidp);
+
+/**
+ * `nc_open` with a netCDF-3 tuning argument, which NCZarr ignores.
+ *
+ * # Safety
+ * As `nc_open`; `chunksizehintp` may be NULL.
+ */
+int nc__open(const char *path, int mode, size_t *chunksizehintp, int *ncidp);
+
+/**
+ * Persists everything and closes. On error the ncid stays valid.
+ */
+int nc_close(int ncid);
+
+/**
+ * Closes without saving pending changes; a dataset still in the define
+ * mode of its creation is deleted.
+ */
+int nc_abort(int ncid);
+
+int nc_redef(int ncid);
+
+int nc_enddef(int ncid);
+
+/**
+ * `nc_enddef` with netCDF-3 alignment arguments, which NCZarr ignores.
+ */
+int nc__enddef(int ncid, size_t h_minfree, size_t v_align, size_t v_minfree, size_t r_align);
+
+int nc_sync(int ncid);
+
+/**
+ * # Safety
+ * `old_modep` is NULL or points to an `int`.
+ */
+int nc_set_fill(int ncid, int fillmode, int *old_modep);
+
+/**
+ * Counts of the group's dimensions, variables and attributes, and its
+ * first unlimited dimension (-1 if none).
+ *
+ * # Safety
+ * Each output is NULL or points to an `int`.
+ */
+int nc_inq(int ncid, int *ndimsp, int *nvarsp, int *nattsp, int *unlimdimidp);
+
+/**
+ * # Safety
+ * `ndimsp` is NULL or points to an `int`.
+ */
+int nc_inq_ndims(int ncid, int *ndimsp);
+
+/**
+ * # Safety
+ * `nvarsp` is NULL or points to an `int`.
+ */
+int nc_inq_nvars(int ncid, int *nvarsp);
+
+/**
+ * # Safety
+ * `nattsp` is NULL or points to an `int`.
+ */
+int nc_inq_natts(int ncid, int *nattsp);
+
+/**
+ * # Safety
+ * `unlimdimidp` is NULL or points to an `int`.
+ */
+int nc_inq_unlimdim(int ncid, int *unlimdimidp);
+
+/**
+ * The unlimited dimensions defined in this group.
+ *
+ * # Safety
+ * Outputs are NULL or large enough.
+ */
+int nc_inq_unlimdims(int ncid, int *nunlimdimsp, int *unlimdimidsp);
+
+/**
+ * `NC_FORMAT_NETCDF4` (or `NC_FORMAT_NETCDF4_CLASSIC`).
+ *
+ * # Safety
+ * `formatp` is NULL or points to an `int`.
+ */
+int nc_inq_format(int ncid, int *formatp);
+
+/**
+ * `NC_FORMATX_NCZARR` and the open/create mode flags.
+ *
+ * # Safety
+ * Outputs are NULL or point to `int`s.
+ */
+int nc_inq_format_extended(int ncid, int *formatp, int *modep);
+
+/**
+ * The path the dataset was opened or created with.
+ *
+ * # Safety
+ * `pathlenp` is NULL or points to a `size_t`; `path` is NULL or large enough.
+ */
+int nc_inq_path(int ncid, size_t *pathlenp, char *path);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `new_ncid` is NULL or points to an `int`.
+ */
+int nc_def_grp(int parent_ncid, const char *name, int *new_ncid);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string.
+ */
+int nc_rename_grp(int grpid, const char *name);
+
+/**
+ * # Safety
+ * Outputs are NULL or large enough.
+ */
+int nc_inq_grps(int ncid, int *numgrps, int *ncids);
+
+/**
+ * # Safety
+ * `name` is NULL or holds `NC_MAX_NAME + 1` bytes.
+ */
+int nc_inq_grpname(int ncid, char *name);
+
+/**
+ * # Safety
+ * `lenp` is NULL or points to a `size_t`; `full_name` is NULL or large enough.
+ */
+int nc_inq_grpname_full(int ncid, size_t *lenp, char *full_name);
+
+/**
+ * # Safety
+ * `lenp` is NULL or points to a `size_t`.
+ */
+int nc_inq_grpname_len(int ncid, size_t *lenp);
+
+/**
+ * The parent's ncid; `NC_ENOGRP` for the root group.
+ *
+ * # Safety
+ * `parent_ncid` is NULL or points to an `int`.
+ */
+int nc_inq_grp_parent(int ncid, int *parent_ncid);
+
+/**
+ * The ncid of the child group `name`.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `grp_ncid` is NULL or points to an `int`.
+ */
+int nc_inq_ncid(int ncid, const char *name, int *grp_ncid);
+
+/**
+ * Same as `nc_inq_ncid`.
+ *
+ * # Safety
+ * As `nc_inq_ncid`.
+ */
+int nc_inq_grp_ncid(int ncid, const char *grp_name, int *grp_ncid);
+
+/**
+ * The ncid of a group by full ("/a/b") or relative ("a/b") path.
+ *
+ * # Safety
+ * `full_name` is a NUL-terminated string; `grp_ncid` is NULL or points to an `int`.
+ */
+int nc_inq_grp_full_ncid(int ncid, const char *full_name, int *grp_ncid);
+
+/**
+ * NCZarr has no user-defined types: always zero.
+ *
+ * # Safety
+ * `ntypes` is NULL or points to an `int`.
+ */
+int nc_inq_typeids(int ncid, int *ntypes, int *typeids);
+
+/**
+ * Name and size of an atomic type (`NC_EBADTYPE` for anything else).
+ *
+ * # Safety
+ * `name` is NULL or holds `NC_MAX_NAME + 1` bytes; `size` is NULL or points to a `size_t`.
+ */
+int nc_inq_type(int ncid, nc_type xtype, char *name, size_t *size);
+
+/**
+ * The type id of an atomic type name ("int", "double", ...).
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `typeidp` is NULL or points to an `int`.
+ */
+int nc_inq_typeid(int ncid, const char *name, nc_type *typeidp);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `idp` is NULL or points to an `int`.
+ */
+int nc_def_dim(int ncid, const char *name, size_t len, int *idp);
+
+/**
+ * Finds a dimension by name in this group or its ancestors.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `idp` is NULL or points to an `int`.
+ */
+int nc_inq_dimid(int ncid, const char *name, int *idp);
+
+/**
+ * # Safety
+ * `name` is NULL or holds `NC_MAX_NAME + 1` bytes; `lenp` is NULL or points to a `size_t`.
+ */
+int nc_inq_dim(int ncid, int dimid, char *name, size_t *lenp);
+
+/**
+ * # Safety
+ * `name` is NULL or holds `NC_MAX_NAME + 1` bytes.
+ */
+int nc_inq_dimname(int ncid, int dimid, char *name);
+
+/**
+ * # Safety
+ * `lenp` is NULL or points to a `size_t`.
+ */
+int nc_inq_dimlen(int ncid, int dimid, size_t *lenp);
+
+/**
+ * The dimensions of this group (and of its ancestors with
+ * `include_parents`), in ascending id order.
+ *
+ * # Safety
+ * Outputs are NULL or large enough.
+ */
+int nc_inq_dimids(int ncid, int *ndims, int *dimids, int include_parents);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string.
+ */
+int nc_rename_dim(int ncid, int dimid, const char *name);
+
+/**
+ * Releases strings returned by the library (`nc_get_att_string`, ...).
+ *
+ * # Safety
+ * `data` is NULL or holds `len` pointers that are NULL or from the library.
+ */
+int nc_free_string(size_t len, char **data);
 
 /**
  * The library version, in netCDF-C's `"<version> of <build> $"` shape:
@@ -567,6 +1148,164 @@ const char *nc_inq_libvers(void);
  * codes are system errors. The string is static: do not free it.
  */
 const char *nc_strerror(int ncerr);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `dimidsp` holds `ndims` ids; `varidp`
+ * is NULL or points to an `int`.
+ */
+int nc_def_var(int ncid,
+               const char *name,
+               nc_type xtype,
+               int ndims,
+               const int *dimidsp,
+               int *varidp);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string; `varidp` is NULL or points to an `int`.
+ */
+int nc_inq_varid(int ncid, const char *name, int *varidp);
+
+/**
+ * # Safety
+ * Outputs are NULL or large enough.
+ */
+int nc_inq_var(int ncid,
+               int varid,
+               char *name,
+               nc_type *xtypep,
+               int *ndimsp,
+               int *dimidsp,
+               int *nattsp);
+
+/**
+ * # Safety
+ * `name` is NULL or holds `NC_MAX_NAME + 1` bytes.
+ */
+int nc_inq_varname(int ncid, int varid, char *name);
+
+/**
+ * # Safety
+ * `xtypep` is NULL or points to an `int`.
+ */
+int nc_inq_vartype(int ncid, int varid, nc_type *xtypep);
+
+/**
+ * # Safety
+ * `ndimsp` is NULL or points to an `int`.
+ */
+int nc_inq_varndims(int ncid, int varid, int *ndimsp);
+
+/**
+ * # Safety
+ * `dimidsp` is NULL or holds the variable's number of dimensions.
+ */
+int nc_inq_vardimid(int ncid, int varid, int *dimidsp);
+
+/**
+ * Number of attributes of a variable (`NC_GLOBAL`: of the group).
+ *
+ * # Safety
+ * `nattsp` is NULL or points to an `int`.
+ */
+int nc_inq_varnatts(int ncid, int varid, int *nattsp);
+
+/**
+ * # Safety
+ * Outputs are NULL or large enough.
+ */
+int nc_inq_varids(int ncid, int *nvars, int *varids);
+
+/**
+ * # Safety
+ * `name` is a NUL-terminated string.
+ */
+int nc_rename_var(int ncid, int varid, const char *name);
+
+/**
+ * Chunking: `NC_CHUNKED` with sizes (NULL: netCDF-C's defaults), or
+ * `NC_CONTIGUOUS`/`NC_COMPACT` (stored as one chunk).
+ *
+ * # Safety
+ * `chunksizesp` is NULL or holds one size per dimension.
+ */
+int nc_def_var_chunking(int ncid, int varid, int storage, const size_t *chunksizesp);
+
+/**
+ * # Safety
+ * `storagep` is NULL or points to an `int`; `chunksizesp` is NULL or holds
+ * one `size_t` per dimension.
+ */
+int nc_inq_var_chunking(int ncid, int varid, int *storagep, size_t *chunksizesp);
+
+/**
+ * # Safety
+ * `fill_value` is NULL or points to one value of the variable's type.
+ */
+int nc_def_var_fill(int ncid, int varid, int no_fill, const void *fill_value);
+
+/**
+ * # Safety
+ * `no_fill` is NULL or points to an `int`; `fill_valuep` is NULL or holds
+ * one value of the variable's type (a `char*` to free for strings).
+ */
+int nc_inq_var_fill(int ncid, int varid, int *no_fill, void *fill_valuep);
+
+int nc_def_var_endian(int ncid, int varid, int endian);
+
+/**
+ * # Safety
+ * `endianp` is NULL or points to an `int`.
+ */
+int nc_inq_var_endian(int ncid, int varid, int *endianp);
+
+/**
+ * Shuffle and deflate settings, from the variable's codecs.
+ *
+ * # Safety
+ * Outputs are NULL or point to `int`s.
+ */
+int nc_inq_var_deflate(int ncid, int varid, int *shufflep, int *deflatep, int *deflate_levelp);
+
+/**
+ * # Safety
+ * `fletcher32p` is NULL or points to an `int`.
+ */
+int nc_inq_var_fletcher32(int ncid, int varid, int *fletcher32p);
+
+/**
+ * The HDF5 filter ids of the variable's codecs, in chain order.
+ *
+ * # Safety
+ * `nfiltersp` is NULL or points to a `size_t`; `ids` is NULL or large enough.
+ */
+int nc_inq_var_filter_ids(int ncid, int varid, size_t *nfiltersp, unsigned int *ids);
+
+/**
+ * Parameters of one filter of the variable (`NC_ENOFILTER` if absent).
+ *
+ * # Safety
+ * `nparamsp` is NULL or points to a `size_t`; `params` is NULL or large enough.
+ */
+int nc_inq_var_filter_info(int ncid,
+                           int varid,
+                           unsigned int id,
+                           size_t *nparamsp,
+                           unsigned int *params);
+
+/**
+ * No filter can encode data in this build yet: always `NC_ENOFILTER`.
+ */
+int nc_inq_filter_avail(int ncid, unsigned int id);
+
+/**
+ * NCZarr variables are not quantized unless asked; this build never is.
+ *
+ * # Safety
+ * Outputs are NULL or point to `int`s.
+ */
+int nc_inq_var_quantize(int ncid, int varid, int *quantize_modep, int *nsdp);
 
 /**
  * Creates a dataset and opens a map on it. Without `NC_NOCLOBBER` in `mode`

@@ -5,6 +5,13 @@
 
 pub mod consts;
 pub mod error;
+pub mod file;
+pub mod json;
+pub mod meta;
+pub mod model;
+pub mod names;
+pub mod types;
+pub mod url;
 
 pub use error::{NcError, NcResult};
 

@@ -128,3 +128,47 @@ pub(crate) unsafe fn free_c_string_array(n: usize, arr: *mut *mut c_char) {
     }
     libc::free(arr as *mut c_void);
 }
+
+/// Writes an optional output: netCDF inquiry functions ignore NULL outputs.
+///
+/// # Safety
+/// `p` is NULL or valid for a write of `T`.
+pub(crate) unsafe fn out<T>(p: *mut T, v: T) {
+    if !p.is_null() {
+        p.write(v);
+    }
+}
+
+/// Copies a name and its NUL into an optional caller buffer (netCDF callers
+/// size it `NC_MAX_NAME + 1`, or from a `*_len` inquiry).
+///
+/// # Safety
+/// `p` is NULL or valid for `s.len() + 1` bytes.
+pub(crate) unsafe fn out_name(p: *mut c_char, s: &str) {
+    if !p.is_null() {
+        std::ptr::copy_nonoverlapping(s.as_ptr(), p as *mut u8, s.len());
+        *p.add(s.len()) = 0;
+    }
+}
+
+/// Copies values into an optional caller array.
+///
+/// # Safety
+/// `p` is NULL or valid for `v.len()` elements.
+pub(crate) unsafe fn out_slice<T: Copy>(p: *mut T, v: &[T]) {
+    if !p.is_null() && !v.is_empty() {
+        std::ptr::copy_nonoverlapping(v.as_ptr(), p, v.len());
+    }
+}
+
+/// A caller array of `n` elements; NULL is allowed only when `n` is 0.
+///
+/// # Safety
+/// `p` is valid for reads of `n` elements.
+pub(crate) unsafe fn in_slice<'a, T>(p: *const T, n: usize) -> NcResult<&'a [T]> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    non_null(p)?;
+    Ok(std::slice::from_raw_parts(p, n))
+}

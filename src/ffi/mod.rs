@@ -14,8 +14,13 @@
 //!   so `free()` or the matching `*_free_*` function releases it.
 
 pub(crate) mod args;
+pub mod atts;
 pub mod boundary;
+pub mod files;
 pub(crate) mod handles;
 pub mod library;
+pub(crate) mod nc;
 pub mod types;
+pub(crate) mod values;
+pub mod vars;
 pub mod zmap;

@@ -1,0 +1,144 @@
+//! Dataset lifecycle: create, open, define/data mode, sync, close, abort.
+
+use super::consts::*;
+use super::error::*;
+use super::meta;
+use super::model::Dataset;
+use super::url::{self, Storage};
+use super::{NcError, NcResult};
+use crate::map::{Driver, MapError, Store};
+use std::sync::Arc;
+
+fn driver(storage: Storage) -> Driver {
+    match storage {
+        Storage::Memory => Driver::Memory,
+        _ => Driver::File,
+    }
+}
+
+fn check_mode_combination(mode: i32) -> NcResult<()> {
+    let formats = [NC_NETCDF4, NC_64BIT_OFFSET, NC_64BIT_DATA].iter().filter(|&&f| mode & f != 0).count();
+    if formats > 1 {
+        return Err(NcError::new(NC_EINVAL));
+    }
+    if mode & NC_DISKLESS != 0 && mode & NC_MMAP != 0 {
+        return Err(NcError::new(NC_EDISKLESS));
+    }
+    if mode & NC_INMEMORY != 0 && mode & NC_MMAP != 0 {
+        return Err(NcError::new(NC_EINMEMORY));
+    }
+    if mode & (NC_64BIT_OFFSET | NC_64BIT_DATA) != 0 {
+        return Err(NcError::with(NC_EINVAL, "NCZarr stores the netCDF-4 format only"));
+    }
+    Ok(())
+}
+
+fn location(path: &str, mode: i32) -> NcResult<url::DatasetUrl> {
+    let mut u = url::parse(path)?;
+    if mode & (NC_DISKLESS | NC_INMEMORY) != 0 && u.storage == Storage::File {
+        u.storage = Storage::Memory;
+    }
+    Ok(u)
+}
+
+/// `nc_create`: a new dataset in define mode.
+pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
+    check_mode_combination(cmode)?;
+    let u = location(path, cmode)?;
+    let store = driver(u.storage).create(&u.location, cmode & NC_NOCLOBBER == 0).map_err(|e| match e {
+        MapError::AlreadyExists(_) => NcError::with(NC_EEXIST, e.to_string()),
+        other => NcError::from(other),
+    })?;
+    Ok(Dataset::new_empty(store, path, cmode | NC_NETCDF4, u.pure_zarr, u.xarray))
+}
+
+/// `nc_open`: reads the dataset's metadata; writable with `NC_WRITE`.
+pub fn open(path: &str, omode: i32) -> NcResult<Dataset> {
+    check_mode_combination(omode)?;
+    let u = location(path, omode)?;
+    let writable = omode & NC_WRITE != 0;
+    let store: Arc<dyn Store> = driver(u.storage).open(&u.location, writable).map_err(|e| match e {
+        MapError::RootNotFound(_) => NcError::with(libc_enoent(), e.to_string()),
+        other => NcError::from(other),
+    })?;
+    let mut ds = meta::read_dataset(store, path, omode | NC_NETCDF4, u.xarray, u.pure_zarr)?;
+    ds.writable = ds.writable && writable;
+    if u.pure_zarr {
+        ds.pure_zarr = true;
+    }
+    Ok(ds)
+}
+
+/// `ENOENT`, the system error netCDF-C reports for a missing dataset.
+fn libc_enoent() -> i32 {
+    2
+}
+
+impl Dataset {
+    /// `nc_enddef`: persists the metadata and leaves define mode.
+    pub fn enddef(&mut self) -> NcResult<()> {
+        if !self.define_mode {
+            return Err(NcError::new(NC_ENOTINDEFINE));
+        }
+        meta::write_metadata(self)?;
+        self.define_mode = false;
+        Ok(())
+    }
+
+    /// `nc_sync`: persists everything written so far.
+    pub fn sync(&mut self) -> NcResult<()> {
+        if !self.writable {
+            return Ok(());
+        }
+        if self.define_mode {
+            if self.classic_model {
+                return Err(NcError::new(NC_EINDEFINE));
+            }
+            self.define_mode = false;
+        }
+        meta::write_metadata(self)?;
+        self.store.flush()?;
+        Ok(())
+    }
+
+    /// `nc_close`: persists everything. On error the dataset stays open.
+    pub fn close(&mut self) -> NcResult<()> {
+        if self.writable {
+            self.define_mode = false;
+            meta::write_metadata(self)?;
+            self.store.flush()?;
+        }
+        Ok(())
+    }
+
+    /// `nc_abort`: drops unsaved changes; a dataset created by this handle
+    /// and never taken out of its first define mode is deleted.
+    pub fn abort(&mut self) -> NcResult<()> {
+        if self.fresh && self.writable {
+            self.store.destroy()?;
+        }
+        Ok(())
+    }
+
+    /// `nc_set_fill`: the fill mode for variables defined from now on;
+    /// returns the previous mode.
+    pub fn set_fill(&mut self, fillmode: i32) -> NcResult<i32> {
+        self.check_writable()?;
+        let old = if self.default_nofill { NC_NOFILL } else { NC_FILL };
+        match fillmode {
+            NC_FILL => self.default_nofill = false,
+            NC_NOFILL => self.default_nofill = true,
+            _ => return Err(NcError::new(NC_EINVAL)),
+        }
+        Ok(old)
+    }
+
+    /// `nc_inq_format`.
+    pub fn format(&self) -> i32 {
+        if self.classic_model {
+            NC_FORMAT_NETCDF4_CLASSIC
+        } else {
+            NC_FORMAT_NETCDF4
+        }
+    }
+}

@@ -1,0 +1,330 @@
+//! JSON in NCZarr metadata: tolerant parsing, netCDF-C's text layout, and
+//! the conversion of attribute and fill values (spec Appendix G).
+
+use super::consts::*;
+use super::error::NC_ENCZARR;
+use super::types::{Num, Values};
+use super::{NcError, NcResult};
+use serde_json::{Map, Number, Value};
+
+fn bad(what: impl Into<String>) -> NcError {
+    NcError::with(NC_ENCZARR, what)
+}
+
+/// Parses a metadata object. Bare `NaN`, `Infinity` and `-Infinity` tokens
+/// (invalid JSON that netCDF-C 4.9.0 wrote) are read as their string forms.
+pub fn parse(bytes: &[u8]) -> NcResult<Value> {
+    match serde_json::from_slice(bytes) {
+        Ok(v) => Ok(v),
+        Err(first) => {
+            let text = std::str::from_utf8(bytes).map_err(|_| bad("metadata is not UTF-8"))?;
+            let fixed = quote_bare_specials(text);
+            serde_json::from_str(&fixed).map_err(|_| bad(format!("bad JSON: {first}")))
+        }
+    }
+}
+
+fn quote_bare_specials(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut in_str = false;
+    let mut escaped = false;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if in_str {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_str = false;
+            }
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
+        if c == '"' {
+            in_str = true;
+        } else {
+            for tok in ["-Infinity", "Infinity", "NaN"] {
+                if rest.starts_with(tok) {
+                    out.push('"');
+                    out.push_str(tok);
+                    out.push('"');
+                    rest = &rest[tok.len()..];
+                    break;
+                }
+            }
+            if !rest.starts_with(c) {
+                continue;
+            }
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// Serialises like netCDF-C's `NCJunparse`: `{"k": v, "k2": v2}` and
+/// `[a,b,c]`, keys in insertion order, no trailing newline.
+pub fn to_text(v: &Value) -> String {
+    let mut s = String::new();
+    write_value(v, &mut s);
+    s
+}
+
+fn write_value(v: &Value, out: &mut String) {
+    match v {
+        Value::Object(m) => {
+            out.push('{');
+            for (i, (k, v)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push_str(": ");
+                write_value(v, out);
+            }
+            out.push('}');
+        }
+        Value::Array(a) => {
+            out.push('[');
+            for (i, v) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(v, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+pub fn f64_json(x: f64) -> Value {
+    if x.is_nan() {
+        Value::String("NaN".into())
+    } else if x.is_infinite() {
+        Value::String(if x > 0.0 { "Infinity" } else { "-Infinity" }.into())
+    } else {
+        Value::Number(Number::from_f64(x).expect("finite"))
+    }
+}
+
+/// A float written with the shortest text that reads back (as a double,
+/// then rounded to float) to the same bits.
+pub fn f32_json(x: f32) -> Value {
+    if !x.is_finite() {
+        return f64_json(x as f64);
+    }
+    let short: f64 = format!("{x}").parse().expect("Display of f32 parses");
+    if short as f32 == x {
+        Value::Number(Number::from_f64(short).expect("finite"))
+    } else {
+        f64_json(x as f64)
+    }
+}
+
+fn one_or_many(mut items: Vec<Value>) -> Value {
+    if items.len() == 1 {
+        items.pop().expect("one item")
+    } else {
+        Value::Array(items)
+    }
+}
+
+/// An attribute or fill value as JSON (spec Appendix G, "Writing"). A char
+/// value is written as a JSON string, except that text holding a JSON object
+/// or array is written as that JSON (the GDAL-style convention).
+pub fn values_to_json(v: &Values) -> Value {
+    macro_rules! ints {
+        ($x:expr) => {
+            one_or_many($x.iter().map(|n| Value::from(*n)).collect())
+        };
+    }
+    match v {
+        Values::Byte(x) => ints!(x),
+        Values::Short(x) => ints!(x),
+        Values::Int(x) => ints!(x),
+        Values::UByte(x) => ints!(x),
+        Values::UShort(x) => ints!(x),
+        Values::UInt(x) => ints!(x),
+        Values::Int64(x) => ints!(x),
+        Values::UInt64(x) => ints!(x),
+        Values::Float(x) => one_or_many(x.iter().map(|f| f32_json(*f)).collect()),
+        Values::Double(x) => one_or_many(x.iter().map(|f| f64_json(*f)).collect()),
+        Values::String(x) => one_or_many(x.iter().map(|s| Value::String(s.clone())).collect()),
+        Values::Char(bytes) => {
+            let text = String::from_utf8_lossy(bytes);
+            let text = text.trim_end_matches('\0');
+            let t = text.trim_start();
+            if t.starts_with('{') || t.starts_with('[') {
+                if let Ok(j @ (Value::Object(_) | Value::Array(_))) = serde_json::from_str::<Value>(text) {
+                    return j;
+                }
+            }
+            Value::String(text.to_string())
+        }
+    }
+}
+
+/// A JSON number or special float string as a number.
+fn json_num(j: &Value) -> Option<Num> {
+    match j {
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Some(Num::I(i as i128))
+            } else if let Some(u) = n.as_u64() {
+                Some(Num::I(u as i128))
+            } else {
+                n.as_f64().map(Num::F)
+            }
+        }
+        Value::Bool(b) => Some(Num::I(*b as i128)),
+        Value::String(s) => match s.to_ascii_lowercase().as_str() {
+            "nan" | "-nan" | "nanf" => Some(Num::F(f64::NAN)),
+            "infinity" | "infinityf" | "inf" => Some(Num::F(f64::INFINITY)),
+            "-infinity" | "-infinityf" | "-inf" => Some(Num::F(f64::NEG_INFINITY)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn is_integral(j: &Value) -> bool {
+    matches!(j, Value::Number(n) if n.is_i64() || n.is_u64())
+}
+
+/// netCDF-C's integer type inference: int, uint, int64, uint64.
+fn infer_int_type(nums: &[Num]) -> NcType {
+    let (mut lo, mut hi) = (0i128, 0i128);
+    for n in nums {
+        if let Num::I(i) = n {
+            lo = lo.min(*i);
+            hi = hi.max(*i);
+        }
+    }
+    if lo >= i32::MIN as i128 && hi <= i32::MAX as i128 {
+        NC_INT
+    } else if lo >= 0 && hi <= u32::MAX as i128 {
+        NC_UINT
+    } else if lo >= i64::MIN as i128 && hi <= i64::MAX as i128 {
+        NC_INT64
+    } else {
+        NC_UINT64
+    }
+}
+
+/// An attribute value read from JSON (spec Appendix G, "Reading"), with
+/// the type from `_nczarr_attr` when known, else inferred from the JSON.
+pub fn json_to_values(j: &Value, t: Option<NcType>) -> NcResult<Values> {
+    let items: Vec<&Value> = match j {
+        Value::Array(a) => a.iter().collect(),
+        other => vec![other],
+    };
+    match t {
+        Some(NC_CHAR) => Ok(Values::Char(match j {
+            Value::String(s) => s.as_bytes().to_vec(),
+            other => to_text(other).into_bytes(),
+        })),
+        Some(NC_STRING) => Ok(Values::String(
+            items
+                .iter()
+                .map(|v| match v {
+                    Value::String(s) => s.clone(),
+                    other => to_text(other),
+                })
+                .collect(),
+        )),
+        Some(t) => {
+            let nums: Option<Vec<Num>> = items.iter().map(|v| json_num(v)).collect();
+            let nums = nums.ok_or_else(|| bad(format!("attribute value {j} does not fit its type")))?;
+            Ok(Values::from_nums(t, &nums)?.0)
+        }
+        None => {
+            if let Value::String(s) = j {
+                return Ok(Values::Char(s.as_bytes().to_vec()));
+            }
+            if !items.is_empty() && items.iter().all(|v| v.is_string()) {
+                return json_to_values(j, Some(NC_STRING));
+            }
+            let nums: Option<Vec<Num>> = items.iter().map(|v| match v {
+                Value::Number(_) | Value::Bool(_) => json_num(v),
+                _ => None,
+            }).collect();
+            match nums {
+                Some(nums) if !nums.is_empty() => {
+                    let t = if items.iter().all(|v| v.is_boolean()) {
+                        NC_UBYTE
+                    } else if items.iter().all(|v| is_integral(v) || v.is_boolean()) {
+                        infer_int_type(&nums)
+                    } else {
+                        NC_DOUBLE
+                    };
+                    Ok(Values::from_nums(t, &nums)?.0)
+                }
+                _ => Ok(Values::Char(to_text(j).into_bytes())),
+            }
+        }
+    }
+}
+
+/// Looks up `key` (or its uppercase 4.9.0 spelling) in an object.
+pub fn get_either<'a>(obj: &'a Map<String, Value>, lower: &str) -> Option<&'a Value> {
+    obj.get(lower).or_else(|| obj.get(&lower.to_ascii_uppercase()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tolerant_parse() {
+        let v = parse(br#"{"fill_value": NaN, "s": "NaN inside", "x": -Infinity}"#).unwrap();
+        assert_eq!(v["fill_value"], "NaN");
+        assert_eq!(v["s"], "NaN inside");
+        assert_eq!(v["x"], "-Infinity");
+        assert!(parse(b"{not json").is_err());
+    }
+
+    #[test]
+    fn netcdf_c_text_layout() {
+        let v: Value = serde_json::from_str(r#"{"zarr_format":2,"shape":[4,3],"a":{"b":null}}"#).unwrap();
+        assert_eq!(to_text(&v), r#"{"zarr_format": 2, "shape": [4,3], "a": {"b": null}}"#);
+    }
+
+    #[test]
+    fn floats_roundtrip_exactly() {
+        for x in [0.1f32, NC_FILL_FLOAT, 3.4028235e38, 1e-45, 16777217.0] {
+            let j = f32_json(x);
+            let back = json_to_values(&j, Some(NC_FLOAT)).unwrap();
+            assert_eq!(back, Values::Float(vec![x]), "{j}");
+        }
+        assert_eq!(f32_json(0.1).to_string(), "0.1");
+        for x in [std::f64::consts::PI, NC_FILL_DOUBLE, 123456789.0, 5e-324] {
+            assert_eq!(json_to_values(&f64_json(x), Some(NC_DOUBLE)).unwrap(), Values::Double(vec![x]));
+        }
+        assert_eq!(f64_json(f64::NAN), "NaN");
+    }
+
+    #[test]
+    fn attribute_inference() {
+        let j: Value = serde_json::from_str(r#"[1, 2, 3]"#).unwrap();
+        assert_eq!(json_to_values(&j, None).unwrap(), Values::Int(vec![1, 2, 3]));
+        let j: Value = serde_json::from_str(r#"[1, 5000000000]"#).unwrap();
+        assert_eq!(json_to_values(&j, None).unwrap().nc_type(), NC_INT64);
+        let j: Value = serde_json::from_str(r#"[1, 2.5]"#).unwrap();
+        assert_eq!(json_to_values(&j, None).unwrap(), Values::Double(vec![1.0, 2.5]));
+        let j: Value = serde_json::from_str(r#"["a", "bc"]"#).unwrap();
+        assert_eq!(json_to_values(&j, None).unwrap(), Values::String(vec!["a".into(), "bc".into()]));
+        let j: Value = serde_json::from_str(r#"{"a": [1, {"b": 2}]}"#).unwrap();
+        assert_eq!(json_to_values(&j, None).unwrap(), Values::Char(br#"{"a": [1,{"b": 2}]}"#.to_vec()));
+        assert_eq!(json_to_values(&Value::Bool(true), None).unwrap(), Values::UByte(vec![1]));
+    }
+
+    #[test]
+    fn json_convention_for_char() {
+        assert_eq!(values_to_json(&Values::Char(br#"{"a": 1}"#.to_vec())), serde_json::json!({"a": 1}));
+        assert_eq!(values_to_json(&Values::Char(b"0".to_vec())), Value::String("0".into()));
+        assert_eq!(values_to_json(&Values::Char(b"[not json".to_vec())), Value::String("[not json".into()));
+    }
+}

@@ -1,0 +1,714 @@
+//! NCZarr metadata on disk: writing the spec's layout and reading every
+//! layout netCDF-C has written (see docs/COMPATIBILITY.md).
+//!
+//! Written (`mode=nczarr`): `.zgroup` with `_nczarr_superblock` (root) and
+//! `_nczarr_group`, `.zarray` with `_nczarr_array`, `.zattrs` with
+//! `_nczarr_attr`, exactly as netCDF-C 4.9.2 does, plus uppercase copies of
+//! the group/array keys for netCDF-C 4.9.0 and a `.zattrs` on every object.
+//! `mode=zarr` writes pure Zarr v2 (with XArray `_ARRAY_DIMENSIONS` unless
+//! `noxarray`).
+
+use super::consts::*;
+use super::error::*;
+use super::json::{self, get_either, json_to_values, values_to_json};
+use super::model::*;
+use super::types::Values;
+use super::{NcError, NcResult, NCZARR_VERSION};
+use crate::map::{Store, StoreKey};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+fn bad(what: impl Into<String>) -> NcError {
+    NcError::with(NC_ENCZARR, what)
+}
+
+// ---- dtypes ------------------------------------------------------------------
+
+/// A parsed Zarr dtype.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DType {
+    pub nctype: NcType,
+    pub endian: i32,
+    /// Width of fixed strings (`|Sn`).
+    pub strlen: Option<usize>,
+    /// `|J0`: a hidden JSON-valued NCZarr key (netCDF-C 4.9.3+).
+    pub json: bool,
+}
+
+/// Parses a dtype (`<i4`, `>S1`, `|S16`, `<U1`, `|b1`, `|J0`, ...).
+/// `chars_as_unicode`: the 4.9.0 layout, where `<U1` means NC_CHAR.
+pub fn parse_dtype(s: &str, pure_zarr: bool) -> NcResult<DType> {
+    let (order, body) = match s.chars().next() {
+        Some(c @ ('<' | '>' | '|' | '=')) => (c, &s[1..]),
+        _ => ('=', s),
+    };
+    let endian = match order {
+        '>' => NC_ENDIAN_BIG,
+        '<' => NC_ENDIAN_LITTLE,
+        _ => native_endian(),
+    };
+    let kind = body.chars().next().ok_or_else(|| bad(format!("bad dtype {s:?}")))?;
+    let size: usize = body[1..].parse().map_err(|_| bad(format!("bad dtype {s:?}")))?;
+    let plain = |t| Ok(DType { nctype: t, endian, strlen: None, json: false });
+    match (kind, size) {
+        ('i', 1) => plain(NC_BYTE),
+        ('u', 1) => plain(NC_UBYTE),
+        ('b', 1) => plain(NC_UBYTE),
+        ('i', 2) => plain(NC_SHORT),
+        ('u', 2) => plain(NC_USHORT),
+        ('i', 4) => plain(NC_INT),
+        ('u', 4) => plain(NC_UINT),
+        ('i', 8) => plain(NC_INT64),
+        ('u', 8) => plain(NC_UINT64),
+        ('f', 4) => plain(NC_FLOAT),
+        ('f', 8) => plain(NC_DOUBLE),
+        ('S', 1) if order == '>' && !pure_zarr => plain(NC_CHAR),
+        ('U', 1) if !pure_zarr => plain(NC_CHAR),
+        ('S', n) if n > 0 => Ok(DType { nctype: NC_STRING, endian, strlen: Some(n), json: false }),
+        ('J', 0) => Ok(DType { nctype: NC_CHAR, endian, strlen: None, json: true }),
+        _ => Err(bad(format!("unsupported dtype {s:?}"))),
+    }
+}
+
+/// The dtype written for a variable or attribute. One-byte types use `|`
+/// (zarr-python 3 rejects `<i1`); char is `>S1`, strings `|S<n>`.
+pub fn format_dtype(t: NcType, endian: i32, strlen: usize) -> String {
+    let e = if endian == NC_ENDIAN_BIG { '>' } else { '<' };
+    match t {
+        NC_BYTE => "|i1".into(),
+        NC_UBYTE => "|u1".into(),
+        NC_CHAR => ">S1".into(),
+        NC_STRING => format!("|S{strlen}"),
+        NC_SHORT => format!("{e}i2"),
+        NC_USHORT => format!("{e}u2"),
+        NC_INT => format!("{e}i4"),
+        NC_UINT => format!("{e}u4"),
+        NC_INT64 => format!("{e}i8"),
+        NC_UINT64 => format!("{e}u8"),
+        NC_FLOAT => format!("{e}f4"),
+        NC_DOUBLE => format!("{e}f8"),
+        _ => unreachable!("only atomic types are stored"),
+    }
+}
+
+// ---- writing -----------------------------------------------------------------
+
+fn attrs_object(ds: &Dataset, atts: &[Att], extra: Vec<(String, Value)>, is_root: bool) -> Map<String, Value> {
+    let mut m = Map::new();
+    let mut types = Map::new();
+    for a in atts {
+        m.insert(a.name.clone(), values_to_json(&a.values));
+        let strlen = ds.default_maxstrlen();
+        types.insert(a.name.clone(), Value::String(format_dtype(a.values.nc_type(), native_endian(), strlen)));
+    }
+    if is_root && !ds.pure_zarr {
+        if let Some(p) = &ds.provenance {
+            m.insert("_NCProperties".into(), Value::String(p.clone()));
+            types.insert("_NCProperties".into(), Value::String(">S1".into()));
+        }
+    }
+    for (k, v) in extra {
+        m.insert(k, v);
+    }
+    if !ds.pure_zarr {
+        m.insert("_nczarr_attr".into(), json!({ "types": types }));
+    }
+    m
+}
+
+fn group_objects(ds: &Dataset, gid: usize, out: &mut Vec<(StoreKey, Value)>) -> NcResult<()> {
+    let g = &ds.groups[gid];
+    let key = ds.group_key(gid);
+    let mut zgroup = Map::new();
+    zgroup.insert("zarr_format".into(), json!(2));
+    if !ds.pure_zarr {
+        let mut dims = Map::new();
+        for &d in &g.dims {
+            dims.insert(ds.dims[d].name.clone(), json!(ds.dims[d].len));
+        }
+        let mut info = Map::new();
+        info.insert("dims".into(), Value::Object(dims));
+        info.insert("vars".into(), json!(g.vars.iter().map(|v| v.name.clone()).collect::<Vec<_>>()));
+        info.insert("groups".into(), json!(g.children.iter().map(|&c| ds.groups[c].name.clone()).collect::<Vec<_>>()));
+        let unlimited: Vec<&str> = g.dims.iter().filter(|&&d| ds.dims[d].unlimited).map(|&d| ds.dims[d].name.as_str()).collect();
+        if !unlimited.is_empty() {
+            info.insert("unlimited".into(), json!(unlimited));
+        }
+        let superblock = json!({ "version": NCZARR_VERSION });
+        if gid == 0 {
+            zgroup.insert("_nczarr_superblock".into(), superblock.clone());
+        }
+        zgroup.insert("_nczarr_group".into(), Value::Object(info.clone()));
+        if gid == 0 {
+            zgroup.insert("_NCZARR_SUPERBLOCK".into(), superblock);
+        }
+        zgroup.insert("_NCZARR_GROUP".into(), Value::Object(info));
+    }
+    out.push((key.child(".zgroup")?, Value::Object(zgroup)));
+    out.push((key.child(".zattrs")?, Value::Object(attrs_object(ds, &g.atts, vec![], gid == 0))));
+    for vid in 0..g.vars.len() {
+        var_objects(ds, gid, vid, out)?;
+    }
+    Ok(())
+}
+
+/// XArray dimension names for a variable, when the convention applies: in
+/// NCZarr mode (as netCDF-C) root variables over root dimensions; in pure
+/// Zarr mode every variable, since the names are all a reader gets.
+fn xarray_dims(ds: &Dataset, gid: usize, v: &Var) -> Option<Vec<String>> {
+    if !ds.xarray {
+        return None;
+    }
+    if v.is_scalar() {
+        return (gid == 0 || ds.pure_zarr).then(|| vec!["_scalar_".to_string()]);
+    }
+    let all_root = v.dimids.iter().all(|&d| ds.dims[d].group == 0);
+    if !ds.pure_zarr && !(gid == 0 && all_root) {
+        return None;
+    }
+    Some(v.dimids.iter().map(|&d| ds.dims[d].name.clone()).collect())
+}
+
+fn var_objects(ds: &Dataset, gid: usize, vid: usize, out: &mut Vec<(StoreKey, Value)>) -> NcResult<()> {
+    let v = &ds.groups[gid].vars[vid];
+    let key = ds.var_key(gid, vid);
+    let (shape, chunks) = if v.is_scalar() { (vec![1], vec![1]) } else { (ds.var_shape(v), v.chunks.clone()) };
+    let strlen = ds.maxstrlen(gid, vid);
+    let fill = if v.no_fill {
+        Value::Null
+    } else {
+        match ds.fill_value(v)? {
+            Values::Char(c) if c.iter().all(|&b| b == 0) => Value::String(String::new()),
+            Values::String(s) if s.iter().all(|x| x.is_empty()) => Value::String(String::new()),
+            other => values_to_json(&other),
+        }
+    };
+    let (compressor, filters) = match v.codecs.split_last() {
+        None => (Value::Null, Value::Null),
+        Some((last, [])) => (last.clone(), Value::Null),
+        Some((last, rest)) => (last.clone(), Value::Array(rest.to_vec())),
+    };
+    let mut z = Map::new();
+    z.insert("zarr_format".into(), json!(2));
+    z.insert("shape".into(), json!(shape));
+    z.insert("dtype".into(), json!(format_dtype(v.nctype, v.endian, strlen)));
+    z.insert("chunks".into(), json!(chunks));
+    z.insert("fill_value".into(), fill);
+    z.insert("order".into(), json!(if v.order_f { "F" } else { "C" }));
+    z.insert("compressor".into(), compressor);
+    z.insert("filters".into(), filters);
+    if v.dim_separator != '.' {
+        z.insert("dimension_separator".into(), json!(v.dim_separator.to_string()));
+    }
+    if !ds.pure_zarr {
+        let storage = if v.is_scalar() {
+            "scalar"
+        } else {
+            match v.storage {
+                NC_CONTIGUOUS => "contiguous",
+                NC_COMPACT => "compact",
+                _ => "chunked",
+            }
+        };
+        let dimrefs: Vec<String> = v.dimids.iter().map(|&d| ds.dim_fqn(d)).collect();
+        let info = json!({ "dimrefs": dimrefs, "storage": storage });
+        z.insert("_nczarr_array".into(), info.clone());
+        z.insert("_NCZARR_ARRAY".into(), info);
+    }
+    out.push((key.child(".zarray")?, Value::Object(z)));
+    let extra = xarray_dims(ds, gid, v).map(|d| vec![("_ARRAY_DIMENSIONS".to_string(), json!(d))]).unwrap_or_default();
+    out.push((key.child(".zattrs")?, Value::Object(attrs_object(ds, &v.atts, extra, false))));
+    Ok(())
+}
+
+/// Persists all metadata that changed since it was last written or read
+/// (`nc_enddef`, `nc_sync`, `nc_close`). Every variable counts as defined
+/// on disk afterwards.
+pub fn write_metadata(ds: &mut Dataset) -> NcResult<()> {
+    let mut objects = Vec::new();
+    for gid in 0..ds.groups.len() {
+        group_objects(ds, gid, &mut objects)?;
+    }
+    let mut changed = false;
+    for (key, value) in &objects {
+        let bytes = json::to_text(value).into_bytes();
+        if ds.written.get(key) != Some(&bytes) {
+            ds.store.set(key, &bytes)?;
+            ds.written.insert(key.clone(), bytes);
+            changed = true;
+        }
+    }
+    if ds.consolidated && changed {
+        write_consolidated(ds)?;
+    }
+    for g in &mut ds.groups {
+        for v in &mut g.vars {
+            v.persisted = true;
+        }
+    }
+    ds.fresh = false;
+    Ok(())
+}
+
+/// Rewrites `.zmetadata` from every metadata object of the dataset.
+fn write_consolidated(ds: &mut Dataset) -> NcResult<()> {
+    let mut meta = Map::new();
+    let mut keys: Vec<&StoreKey> = ds.written.keys().filter(|k| k.name().starts_with(".z") && k.name() != ".zmetadata").collect();
+    keys.sort();
+    for k in keys {
+        meta.insert(k.as_str().to_string(), json::parse(&ds.written[k])?);
+    }
+    let doc = json!({ "metadata": meta, "zarr_consolidated_format": 1 });
+    let key = StoreKey::parse(".zmetadata")?;
+    ds.store.set(&key, json::to_text(&doc).as_bytes())?;
+    Ok(())
+}
+
+// ---- reading -----------------------------------------------------------------
+
+/// Metadata source: the store, or a consolidated `.zmetadata`.
+struct Reader {
+    store: Arc<dyn Store>,
+    consolidated: Option<Map<String, Value>>,
+    pure_zarr: bool,
+    layout: Layout,
+    xarray: bool,
+    seen: HashMap<StoreKey, Vec<u8>>,
+}
+
+impl Reader {
+    fn get(&mut self, key: &StoreKey) -> NcResult<Option<Value>> {
+        if let Some(meta) = &self.consolidated {
+            return Ok(meta.get(key.as_str()).cloned());
+        }
+        match self.store.get(key)? {
+            None => Ok(None),
+            Some(bytes) => {
+                let v = json::parse(&bytes).map_err(|e| bad(format!("{key}: {}", e.detail().unwrap_or("bad JSON"))))?;
+                self.seen.insert(key.clone(), bytes);
+                Ok(Some(v))
+            }
+        }
+    }
+
+    fn get_object(&mut self, key: &StoreKey) -> NcResult<Option<Map<String, Value>>> {
+        match self.get(key)? {
+            None => Ok(None),
+            Some(Value::Object(m)) => Ok(Some(m)),
+            Some(_) => Err(bad(format!("{key} is not a JSON object"))),
+        }
+    }
+
+    fn exists(&mut self, key: &StoreKey) -> NcResult<bool> {
+        if let Some(meta) = &self.consolidated {
+            return Ok(meta.contains_key(key.as_str()));
+        }
+        Ok(self.store.size(key)?.is_some())
+    }
+
+    /// Child names of a group key that are arrays / groups (pure Zarr walk).
+    fn children(&mut self, gkey: &StoreKey) -> NcResult<(Vec<String>, Vec<String>)> {
+        let names: Vec<String> = match &self.consolidated {
+            Some(meta) => {
+                let prefix = if gkey.is_root() { String::new() } else { format!("{}/", gkey.as_str()) };
+                let mut n: Vec<String> = meta
+                    .keys()
+                    .filter_map(|k| k.strip_prefix(&prefix))
+                    .filter_map(|rest| rest.split_once('/').map(|(first, _)| first.to_string()))
+                    .collect();
+                n.sort();
+                n.dedup();
+                n
+            }
+            None => self.store.list_dir(gkey)?.unwrap_or_default(),
+        };
+        let (mut arrays, mut groups) = (vec![], vec![]);
+        for name in names.into_iter().filter(|n| !n.starts_with('.')) {
+            let k = gkey.child(&name)?;
+            if self.exists(&k.child(".zarray")?)? {
+                arrays.push(name);
+            } else if self.exists(&k.child(".zgroup")?)? {
+                groups.push(name);
+            }
+        }
+        Ok((arrays, groups))
+    }
+}
+
+fn as_u64_list(v: Option<&Value>, what: &str) -> NcResult<Vec<u64>> {
+    let arr = v.and_then(Value::as_array).ok_or_else(|| bad(format!("{what} is missing or not a list")))?;
+    arr.iter().map(|x| x.as_u64().ok_or_else(|| bad(format!("{what} holds a non-integer")))).collect()
+}
+
+fn as_str_list(v: &Value, what: &str) -> NcResult<Vec<String>> {
+    let arr = v.as_array().ok_or_else(|| bad(format!("{what} is not a list")))?;
+    arr.iter().map(|x| x.as_str().map(str::to_string).ok_or_else(|| bad(format!("{what} holds a non-string")))).collect()
+}
+
+/// Attribute types from `_nczarr_attr` (or its 4.9.0 / v1 spellings).
+fn attr_types(zattrs: &Map<String, Value>, v1: Option<&Value>) -> HashMap<String, String> {
+    let src = get_either(zattrs, "_nczarr_attr").or(v1);
+    let mut out = HashMap::new();
+    if let Some(types) = src.and_then(|a| a.get("types")).and_then(Value::as_object) {
+        for (k, t) in types {
+            if let Some(t) = t.as_str() {
+                out.insert(k.clone(), t.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn is_hidden_key(name: &str, xarray: bool) -> bool {
+    name.starts_with("_nczarr_") || name.starts_with("_NCZARR_") || (xarray && name == "_ARRAY_DIMENSIONS")
+}
+
+/// Converts `.zattrs` into attributes. `var_type` hints `_FillValue`.
+fn read_atts(r: &Reader, zattrs: &Map<String, Value>, v1types: Option<&Value>, var_type: Option<NcType>) -> NcResult<(Vec<Att>, Option<String>)> {
+    let types = attr_types(zattrs, v1types);
+    let mut atts = Vec::new();
+    let mut provenance = None;
+    for (name, value) in zattrs {
+        if is_hidden_key(name, r.xarray || !r.pure_zarr) {
+            continue;
+        }
+        if name == "_NCProperties" {
+            provenance = value.as_str().map(str::to_string);
+            continue;
+        }
+        let t = match types.get(name) {
+            Some(t) => {
+                let d = parse_dtype(t, r.pure_zarr)?;
+                if d.json {
+                    continue;
+                }
+                Some(d.nctype)
+            }
+            None if name == NC_FillValue_NAME => var_type,
+            None => None,
+        };
+        atts.push(Att { name: name.clone(), values: json_to_values(value, t)? });
+    }
+    Ok((atts, provenance))
+}
+
+struct PendingVar {
+    gid: usize,
+    name: String,
+}
+
+/// Reads a dataset's metadata into a new [`Dataset`].
+pub fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, xarray: bool, force_pure: bool) -> NcResult<Dataset> {
+    let root = StoreKey::root();
+    let mut r = Reader { store: store.clone(), consolidated: None, pure_zarr: false, layout: Layout::V2, xarray, seen: HashMap::new() };
+
+    let zmeta_key = root.child(".zmetadata")?;
+    let has_zmetadata = store.size(&zmeta_key)?.is_some();
+    if has_zmetadata {
+        if let Ok(Some(Value::Object(doc))) = r.get(&zmeta_key) {
+            if let Some(Value::Object(meta)) = doc.get("metadata") {
+                if !meta.is_empty() {
+                    r.consolidated = Some(meta.clone());
+                }
+            }
+        }
+    }
+
+    let v1 = !has_zmetadata && store.size(&root.child(".nczarr")?)?.is_some();
+    let zgroup = r.get_object(&root.child(".zgroup")?)?;
+    let zattrs = r.get_object(&root.child(".zattrs")?)?;
+    if zgroup.is_none() && !v1 {
+        if r.exists(&root.child(".zarray")?)? {
+            return Err(NcError::with(NC_ENOTNC, "the store root is an array, not a group"));
+        }
+        return Err(NcError::with(NC_ENOTNC, "no Zarr group at the store root"));
+    }
+    r.layout = if force_pure && !v1 {
+        Layout::PureZarr
+    } else if v1 {
+        Layout::V1
+    } else if zgroup.as_ref().is_some_and(|g| g.contains_key("_nczarr_superblock") || g.contains_key("_nczarr_group")) {
+        Layout::V2
+    } else if zgroup.as_ref().is_some_and(|g| g.contains_key("_NCZARR_SUPERBLOCK") || g.contains_key("_NCZARR_GROUP")) {
+        Layout::V2Upper
+    } else if zattrs.as_ref().is_some_and(|a| a.contains_key("_nczarr_superblock") || a.contains_key("_nczarr_group")) {
+        Layout::V2InAttrs
+    } else {
+        Layout::PureZarr
+    };
+    r.pure_zarr = r.layout == Layout::PureZarr;
+
+    let mut ds = Dataset::new_empty(store, path, mode, r.pure_zarr, xarray);
+    ds.layout = r.layout;
+    ds.define_mode = false;
+    ds.fresh = false;
+    ds.provenance = None;
+    ds.consolidated = has_zmetadata;
+
+    let mut pending = Vec::new();
+    read_group(&mut r, &mut ds, 0, &mut pending)?;
+    for p in pending {
+        read_var(&mut r, &mut ds, p.gid, &p.name)?;
+    }
+    ds.written = std::mem::take(&mut r.seen);
+    if r.layout == Layout::V1 {
+        ds.writable = false;
+    }
+    Ok(ds)
+}
+
+/// Reads a group's dimensions, attributes and children (variables are
+/// collected in `pending` and read once every dimension exists).
+fn read_group(r: &mut Reader, ds: &mut Dataset, gid: usize, pending: &mut Vec<PendingVar>) -> NcResult<()> {
+    let gkey = ds.group_key(gid);
+    let zgroup = r.get_object(&gkey.child(".zgroup")?)?.unwrap_or_default();
+    if let Some(f) = zgroup.get("zarr_format") {
+        if f.as_u64() != Some(2) {
+            return Err(bad(format!("{gkey}: zarr_format {f} is not 2")));
+        }
+    }
+    let zattrs = r.get_object(&gkey.child(".zattrs")?)?.unwrap_or_default();
+    let v1attr = if r.layout == Layout::V1 {
+        r.get(&gkey.child(".nczattr")?)?.or(r.get(&gkey.child(".nczattrs")?)?)
+    } else {
+        None
+    };
+    let info: Option<Value> = match r.layout {
+        Layout::V1 => r.get(&gkey.child(".nczgroup")?)?,
+        Layout::V2 | Layout::V2Upper => get_either(&zgroup, "_nczarr_group").cloned(),
+        Layout::V2InAttrs => zattrs.get("_nczarr_group").cloned(),
+        Layout::PureZarr => None,
+    };
+    let (atts, provenance) = read_atts(r, &zattrs, v1attr.as_ref(), None)?;
+    ds.groups[gid].atts = atts;
+    if gid == 0 {
+        ds.provenance = provenance;
+    }
+
+    let (vars, groups) = match info {
+        Some(Value::Object(info)) => {
+            let unlimited: Vec<String> = info.get("unlimited").map(|u| as_str_list(u, "unlimited")).transpose()?.unwrap_or_default();
+            if let Some(dims) = info.get("dims").or_else(|| info.get("dimensions")) {
+                let dims = dims.as_object().ok_or_else(|| bad(format!("{gkey}: dims is not an object")))?;
+                for (name, v) in dims {
+                    let (len, unlim) = match v {
+                        Value::Number(n) => (n.as_u64().ok_or_else(|| bad(format!("dimension {name}: bad length")))?, false),
+                        Value::Object(o) => (
+                            o.get("size").and_then(Value::as_u64).ok_or_else(|| bad(format!("dimension {name}: bad size")))?,
+                            o.get("unlimited").and_then(Value::as_u64).unwrap_or(0) != 0,
+                        ),
+                        _ => return Err(bad(format!("dimension {name}: bad length"))),
+                    };
+                    super::names::check_name(name).map_err(|_| bad(format!("bad dimension name {name:?}")))?;
+                    let id = ds.dims.len();
+                    ds.dims.push(Dim { name: name.clone(), len, unlimited: unlim || unlimited.contains(name), group: gid });
+                    ds.groups[gid].dims.push(id);
+                }
+            }
+            let vars = info.get("vars").or_else(|| info.get("arrays")).map(|v| as_str_list(v, "vars")).transpose()?.unwrap_or_default();
+            let groups = info.get("groups").map(|v| as_str_list(v, "groups")).transpose()?.unwrap_or_default();
+            (vars, groups)
+        }
+        Some(_) => return Err(bad(format!("{gkey}: _nczarr_group is not an object"))),
+        None => r.children(&gkey)?,
+    };
+    for name in vars {
+        super::names::check_name(&name).map_err(|_| bad(format!("bad variable name {name:?}")))?;
+        pending.push(PendingVar { gid, name });
+    }
+    for name in groups {
+        super::names::check_name(&name).map_err(|_| bad(format!("bad group name {name:?}")))?;
+        let child = ds.groups.len();
+        ds.groups.push(Group { name, parent: Some(gid), dims: vec![], vars: vec![], children: vec![], atts: vec![] });
+        ds.groups[gid].children.push(child);
+        read_group(r, ds, child, pending)?;
+    }
+    Ok(())
+}
+
+/// Finds or creates a dimension `name` of length `len` for a variable of
+/// group `gid` (pure Zarr / XArray naming).
+fn named_dim(ds: &mut Dataset, gid: usize, name: &str, len: u64, create_in: usize) -> NcResult<usize> {
+    if let Some(d) = ds.find_dim(gid, name) {
+        if ds.dims[d].len == len {
+            return Ok(d);
+        }
+        if ds.dims[d].group == create_in {
+            return Err(NcError::with(NC_EDIMSIZE, format!("dimension {name} has lengths {} and {len}", ds.dims[d].len)));
+        }
+    }
+    let id = ds.dims.len();
+    ds.dims.push(Dim { name: name.into(), len, unlimited: false, group: create_in });
+    ds.groups[create_in].dims.push(id);
+    Ok(id)
+}
+
+fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResult<()> {
+    let vkey = ds.group_key(gid).child(name)?;
+    let z = r.get_object(&vkey.child(".zarray")?)?.ok_or_else(|| bad(format!("{vkey}: no .zarray")))?;
+    let zattrs = r.get_object(&vkey.child(".zattrs")?)?.unwrap_or_default();
+    if z.get("zarr_format").and_then(Value::as_u64) != Some(2) {
+        return Err(bad(format!("{vkey}: zarr_format is not 2")));
+    }
+    let shape = as_u64_list(z.get("shape"), "shape")?;
+    let mut chunks = as_u64_list(z.get("chunks"), "chunks")?;
+    if chunks.len() != shape.len() || chunks.contains(&0) {
+        return Err(bad(format!("{vkey}: chunks do not match shape")));
+    }
+    let dtype_s = z.get("dtype").and_then(Value::as_str).ok_or_else(|| bad(format!("{vkey}: dtype is not a string")))?;
+    let dtype = parse_dtype(dtype_s, r.pure_zarr)?;
+    if dtype.json {
+        return Err(bad(format!("{vkey}: dtype {dtype_s} is not an array type")));
+    }
+    let order_f = match z.get("order").and_then(Value::as_str) {
+        Some("C") | None => false,
+        Some("F") => true,
+        Some(o) => return Err(bad(format!("{vkey}: order {o:?}"))),
+    };
+    let dim_separator = match z.get("dimension_separator").and_then(Value::as_str) {
+        Some("/") => '/',
+        _ => '.',
+    };
+    let mut codecs = Vec::new();
+    match z.get("filters") {
+        Some(Value::Array(f)) => codecs.extend(f.iter().cloned()),
+        Some(Value::Null) | None => {}
+        Some(_) => return Err(bad(format!("{vkey}: filters is not a list"))),
+    }
+    match z.get("compressor") {
+        Some(Value::Null) | None => {}
+        Some(c @ Value::Object(_)) => codecs.push(c.clone()),
+        Some(_) => return Err(bad(format!("{vkey}: compressor is not an object"))),
+    }
+
+    let v1info = if r.layout == Layout::V1 {
+        r.get(&vkey.child(".nczarray")?)?.or(r.get(&vkey.child(".nczvar")?)?)
+    } else {
+        None
+    };
+    let info = match r.layout {
+        Layout::V1 => v1info,
+        Layout::V2 | Layout::V2Upper => get_either(&z, "_nczarr_array").cloned(),
+        Layout::V2InAttrs => zattrs.get("_nczarr_array").cloned(),
+        Layout::PureZarr => None,
+    };
+    let mut storage = NC_CHUNKED;
+    let dimids: Vec<usize> = match info {
+        Some(info) => {
+            let dimrefs = info.get("dimrefs").or_else(|| info.get("dimension_references"));
+            let dimrefs = dimrefs.map(|d| as_str_list(d, "dimrefs")).transpose()?.unwrap_or_default();
+            match info.get("storage").and_then(Value::as_str) {
+                Some("contiguous") => storage = NC_CONTIGUOUS,
+                Some("compact") => storage = NC_COMPACT,
+                _ => {}
+            }
+            let scalar = info.get("storage").and_then(Value::as_str) == Some("scalar") || dimrefs.is_empty();
+            if scalar {
+                if shape.iter().product::<u64>() != 1 || shape.len() > 1 {
+                    return Err(bad(format!("{vkey}: scalar with shape {shape:?}")));
+                }
+                vec![]
+            } else {
+                if dimrefs.len() != shape.len() {
+                    return Err(bad(format!("{vkey}: {} dimrefs for {} dimensions", dimrefs.len(), shape.len())));
+                }
+                let mut ids = Vec::new();
+                for (i, fqn) in dimrefs.iter().enumerate() {
+                    let d = ds.find_dim(gid, fqn).ok_or_else(|| bad(format!("{vkey}: unknown dimension {fqn}")))?;
+                    let dim = &mut ds.dims[d];
+                    if dim.unlimited {
+                        dim.len = dim.len.max(shape[i]);
+                    } else if dim.len != shape[i] {
+                        return Err(bad(format!("{vkey}: shape {} does not match dimension {fqn} = {}", shape[i], dim.len)));
+                    }
+                    ids.push(d);
+                }
+                ids
+            }
+        }
+        None => {
+            let names = if r.xarray { zattrs.get("_ARRAY_DIMENSIONS").map(|a| as_str_list(a, "_ARRAY_DIMENSIONS")).transpose()? } else { None };
+            match names {
+                _ if shape.is_empty() => vec![],
+                Some(n) if n.len() == 1 && n[0] == "_scalar_" && shape == [1] => vec![],
+                Some(n) if n.len() == shape.len() => {
+                    let mut ids = Vec::new();
+                    for (i, name) in n.iter().enumerate() {
+                        super::names::check_name(name).map_err(|_| bad(format!("bad dimension name {name:?}")))?;
+                        ids.push(named_dim(ds, gid, name, shape[i], gid)?);
+                    }
+                    ids
+                }
+                Some(n) if !n.is_empty() || !shape.is_empty() => {
+                    if !n.is_empty() {
+                        return Err(bad(format!("{vkey}: _ARRAY_DIMENSIONS has {} names for {} dimensions", n.len(), shape.len())));
+                    }
+                    anonymous_dims(ds, &shape)?
+                }
+                _ => anonymous_dims(ds, &shape)?,
+            }
+        }
+    };
+    if dimids.is_empty() {
+        chunks.clear();
+    }
+    let (atts, _) = read_atts(r, &zattrs, None, Some(dtype.nctype))?;
+    let zarray_fill = match z.get("fill_value") {
+        None | Some(Value::Null) => None,
+        Some(f) => match dtype.nctype {
+            NC_CHAR => Some(Values::Char(vec![f.as_str().and_then(|s| s.bytes().next()).unwrap_or(0)])),
+            NC_STRING => Some(Values::String(vec![f.as_str().unwrap_or("").to_string()])),
+            t => Some(json_to_values(f, Some(t)).map_err(|_| bad(format!("{vkey}: bad fill_value {f}")))?),
+        },
+    };
+    let no_fill = matches!(z.get("fill_value"), Some(Value::Null));
+    let v = Var {
+        name: name.to_string(),
+        nctype: dtype.nctype,
+        dimids,
+        chunks,
+        storage,
+        no_fill,
+        zarray_fill,
+        endian: dtype.endian,
+        atts,
+        dim_separator,
+        order_f,
+        codecs,
+        dtype_strlen: dtype.strlen,
+        persisted: true,
+        has_data: true,
+    };
+    ds.groups[gid].vars.push(v);
+    Ok(())
+}
+
+/// Pure Zarr without dimension names: one root dimension per distinct
+/// length, named `_Anonymous_Dim_<len>` as netCDF-C 4.9.3+ does.
+fn anonymous_dims(ds: &mut Dataset, shape: &[u64]) -> NcResult<Vec<usize>> {
+    shape.iter().map(|&len| named_dim(ds, 0, &format!("_Anonymous_Dim_{len}"), len, 0)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dtypes() {
+        assert_eq!(parse_dtype("<i4", false).unwrap().nctype, NC_INT);
+        assert_eq!(parse_dtype(">f8", false).unwrap().endian, NC_ENDIAN_BIG);
+        assert_eq!(parse_dtype(">S1", false).unwrap().nctype, NC_CHAR);
+        assert_eq!(parse_dtype(">S1", true).unwrap().nctype, NC_STRING);
+        assert_eq!(parse_dtype("|S1", false).unwrap().nctype, NC_STRING);
+        assert_eq!(parse_dtype("<U1", false).unwrap().nctype, NC_CHAR);
+        assert_eq!(parse_dtype("|S16", false).unwrap().strlen, Some(16));
+        assert!(parse_dtype("|J0", false).unwrap().json);
+        for bad in ["<c8", "<M8", "|V4", "", "<i", "<i3", "x"] {
+            assert_eq!(parse_dtype(bad, false).unwrap_err().code(), NC_ENCZARR, "{bad}");
+        }
+        assert_eq!(format_dtype(NC_BYTE, NC_ENDIAN_LITTLE, 0), "|i1");
+        assert_eq!(format_dtype(NC_INT, NC_ENDIAN_BIG, 0), ">i4");
+        assert_eq!(format_dtype(NC_STRING, NC_ENDIAN_LITTLE, 64), "|S64");
+    }
+}

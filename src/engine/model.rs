@@ -1,0 +1,780 @@
+//! The netCDF-4 data model of one open dataset (groups, dimensions,
+//! variables, attributes) and the netCDF semantics of defining, inquiring
+//! and renaming them. Persistence lives in [`super::meta`].
+
+use super::consts::*;
+use super::error::*;
+use super::names::{check_att_name, check_name};
+use super::types::{is_atomic, range_result, type_size, Values};
+use super::{NcError, NcResult};
+use crate::map::{Store, StoreKey};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// netCDF-C's default target chunk size in bytes (`DEFAULT_CHUNK_SIZE`).
+pub const DEFAULT_CHUNK_BYTES: f64 = 4_194_304.0;
+/// Default maximum string length (spec Appendix H).
+pub const DEFAULT_MAXSTRLEN: usize = 128;
+
+/// The on-disk layout a dataset was read from (or will be written in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// NCZarr v1 objects (`.nczarr`, `.nczgroup`, ...): read-only.
+    V1,
+    /// netCDF-C 4.9.0: uppercase `_NCZARR_*` keys, `<U1` chars.
+    V2Upper,
+    /// The spec (netCDF-C 4.9.1/4.9.2): lowercase keys in `.zgroup`/`.zarray`.
+    V2,
+    /// netCDF-C 4.9.3+/4.10: NCZarr keys in `.zattrs`.
+    V2InAttrs,
+    /// No NCZarr metadata at all.
+    PureZarr,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Att {
+    pub name: String,
+    pub values: Values,
+}
+
+#[derive(Debug, Clone)]
+pub struct Dim {
+    pub name: String,
+    pub len: u64,
+    pub unlimited: bool,
+    pub group: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct Var {
+    pub name: String,
+    pub nctype: NcType,
+    pub dimids: Vec<usize>,
+    /// Chunk sizes (one per dimension; `[1]` for scalars on disk).
+    pub chunks: Vec<u64>,
+    /// `NC_CHUNKED`, `NC_CONTIGUOUS` or `NC_COMPACT` as the user asked.
+    pub storage: i32,
+    pub no_fill: bool,
+    /// The fill value from `.zarray` when no `_FillValue` attribute exists.
+    pub zarray_fill: Option<Values>,
+    /// `NC_ENDIAN_LITTLE` or `NC_ENDIAN_BIG` (native resolved).
+    pub endian: i32,
+    pub atts: Vec<Att>,
+    pub dim_separator: char,
+    /// Fortran (column-major) order on disk.
+    pub order_f: bool,
+    /// Codec JSON of `filters` then `compressor`, as read.
+    pub codecs: Vec<serde_json::Value>,
+    /// Fixed string width from the dtype (`|Sn`) when read.
+    pub dtype_strlen: Option<usize>,
+    /// Metadata of this variable has been persisted: chunking, endianness
+    /// and fill mode can no longer change.
+    pub persisted: bool,
+    /// Data has been written (fill value can no longer change).
+    pub has_data: bool,
+}
+
+impl Var {
+    pub fn is_scalar(&self) -> bool {
+        self.dimids.is_empty()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub name: String,
+    pub parent: Option<usize>,
+    pub dims: Vec<usize>,
+    pub vars: Vec<Var>,
+    pub children: Vec<usize>,
+    pub atts: Vec<Att>,
+}
+
+/// One open dataset.
+pub struct Dataset {
+    pub store: Arc<dyn Store>,
+    /// The path as the user gave it (`nc_inq_path`).
+    pub path: String,
+    /// The mode flags of `nc_create`/`nc_open` (`nc_inq_format_extended`).
+    pub mode: i32,
+    pub pure_zarr: bool,
+    pub xarray: bool,
+    pub writable: bool,
+    pub classic_model: bool,
+    pub define_mode: bool,
+    /// Created by this handle and not yet through `nc_enddef` (abort deletes it).
+    pub fresh: bool,
+    /// `nc_set_fill(NC_NOFILL)` is in force for variables defined later.
+    pub default_nofill: bool,
+    pub groups: Vec<Group>,
+    pub dims: Vec<Dim>,
+    /// `_NCProperties` (provenance).
+    pub provenance: Option<String>,
+    pub layout: Layout,
+    /// The store holds a consolidated `.zmetadata` to keep up to date.
+    pub consolidated: bool,
+    /// Metadata objects as last written or read, so unchanged ones are not rewritten.
+    pub written: HashMap<StoreKey, Vec<u8>>,
+}
+
+/// The provenance string this library writes.
+pub fn provenance() -> String {
+    format!(
+        "version=2,netcdf=4.9.2,nczarr={},nczarr-rs={}",
+        super::NCZARR_VERSION,
+        super::LIBRARY_VERSION
+    )
+}
+
+fn bad_id() -> NcError {
+    NcError::new(NC_EBADID)
+}
+
+impl Dataset {
+    /// A new, empty dataset in define mode.
+    pub fn new_empty(store: Arc<dyn Store>, path: &str, mode: i32, pure_zarr: bool, xarray: bool) -> Dataset {
+        Dataset {
+            store,
+            path: path.to_string(),
+            mode,
+            pure_zarr,
+            xarray,
+            writable: true,
+            classic_model: mode & NC_CLASSIC_MODEL != 0,
+            define_mode: true,
+            fresh: true,
+            default_nofill: false,
+            groups: vec![Group {
+                name: "/".into(),
+                parent: None,
+                dims: vec![],
+                vars: vec![],
+                children: vec![],
+                atts: vec![],
+            }],
+            dims: vec![],
+            provenance: if pure_zarr { None } else { Some(provenance()) },
+            layout: if pure_zarr { Layout::PureZarr } else { Layout::V2 },
+            consolidated: false,
+            written: HashMap::new(),
+        }
+    }
+
+    // ---- lookups ------------------------------------------------------------
+
+    pub fn group(&self, gid: usize) -> NcResult<&Group> {
+        self.groups.get(gid).ok_or_else(bad_id)
+    }
+
+    pub fn group_mut(&mut self, gid: usize) -> NcResult<&mut Group> {
+        self.groups.get_mut(gid).ok_or_else(bad_id)
+    }
+
+    pub fn var(&self, gid: usize, varid: i32) -> NcResult<&Var> {
+        let g = self.group(gid)?;
+        usize::try_from(varid).ok().and_then(|v| g.vars.get(v)).ok_or(NcError::new(NC_ENOTVAR))
+    }
+
+    pub fn var_mut(&mut self, gid: usize, varid: i32) -> NcResult<&mut Var> {
+        let g = self.group_mut(gid)?;
+        usize::try_from(varid).ok().and_then(|v| g.vars.get_mut(v)).ok_or(NcError::new(NC_ENOTVAR))
+    }
+
+    pub fn dim(&self, dimid: i32) -> NcResult<&Dim> {
+        usize::try_from(dimid).ok().and_then(|d| self.dims.get(d)).ok_or(NcError::new(NC_EBADDIM))
+    }
+
+    /// The groups from `gid` up to the root.
+    pub fn ancestry(&self, gid: usize) -> Vec<usize> {
+        let mut out = vec![gid];
+        let mut g = gid;
+        while let Some(p) = self.groups[g].parent {
+            out.push(p);
+            g = p;
+        }
+        out
+    }
+
+    /// Full path of a group: "/" for the root, "/a/b" below it.
+    pub fn group_path(&self, gid: usize) -> String {
+        let mut names: Vec<&str> = self.ancestry(gid).iter().rev().skip(1).map(|&g| self.groups[g].name.as_str()).collect();
+        if names.is_empty() {
+            return "/".into();
+        }
+        names.insert(0, "");
+        names.join("/")
+    }
+
+    /// The store key of a group (root = "").
+    pub fn group_key(&self, gid: usize) -> StoreKey {
+        StoreKey::parse(&self.group_path(gid)).expect("names are valid keys")
+    }
+
+    pub fn var_key(&self, gid: usize, varid: usize) -> StoreKey {
+        self.group_key(gid).child(&self.groups[gid].vars[varid].name).expect("names are valid keys")
+    }
+
+    /// Fully qualified name of a dimension ("/g/x").
+    pub fn dim_fqn(&self, dimid: usize) -> String {
+        let d = &self.dims[dimid];
+        match self.group_path(d.group).as_str() {
+            "/" => format!("/{}", d.name),
+            p => format!("{p}/{}", d.name),
+        }
+    }
+
+    pub fn var_shape(&self, v: &Var) -> Vec<u64> {
+        v.dimids.iter().map(|&d| self.dims[d].len).collect()
+    }
+
+    /// Finds a dimension by name from `gid` outwards; a name starting with
+    /// '/' is a fully qualified path.
+    pub fn find_dim(&self, gid: usize, name: &str) -> Option<usize> {
+        if let Some(rest) = name.strip_prefix('/') {
+            let (gpath, dname) = match rest.rfind('/') {
+                Some(i) => (&rest[..i], &rest[i + 1..]),
+                None => ("", rest),
+            };
+            let g = self.find_group_path(0, gpath)?;
+            return self.groups[g].dims.iter().copied().find(|&d| self.dims[d].name == dname);
+        }
+        self.ancestry(gid)
+            .into_iter()
+            .find_map(|g| self.groups[g].dims.iter().copied().find(|&d| self.dims[d].name == name))
+    }
+
+    /// Resolves a '/'-separated group path relative to `from`.
+    pub fn find_group_path(&self, from: usize, path: &str) -> Option<usize> {
+        let mut g = from;
+        for seg in path.split('/').filter(|s| !s.is_empty()) {
+            g = *self.groups[g].children.iter().find(|&&c| self.groups[c].name == seg)?;
+        }
+        Some(g)
+    }
+
+    pub fn find_var(&self, gid: usize, name: &str) -> Option<usize> {
+        self.groups.get(gid)?.vars.iter().position(|v| v.name == name)
+    }
+
+    /// True if a dimension is visible from group `gid`.
+    pub fn dim_visible(&self, gid: usize, dimid: usize) -> bool {
+        self.ancestry(gid).contains(&self.dims[dimid].group)
+    }
+
+    // ---- define mode --------------------------------------------------------
+
+    pub fn check_writable(&self) -> NcResult<()> {
+        if self.writable {
+            Ok(())
+        } else {
+            Err(NcError::new(NC_EPERM))
+        }
+    }
+
+    /// netCDF-4 semantics: definitions in data mode re-enter define mode
+    /// automatically, except under the classic model.
+    pub fn auto_redef(&mut self) -> NcResult<()> {
+        self.check_writable()?;
+        if !self.define_mode {
+            if self.classic_model {
+                return Err(NcError::new(NC_ENOTINDEFINE));
+            }
+            self.define_mode = true;
+        }
+        Ok(())
+    }
+
+    pub fn redef(&mut self) -> NcResult<()> {
+        self.check_writable()?;
+        if self.define_mode {
+            return Err(NcError::new(NC_EINDEFINE));
+        }
+        self.define_mode = true;
+        Ok(())
+    }
+
+    fn name_taken_in_group(&self, gid: usize, name: &str) -> bool {
+        let g = &self.groups[gid];
+        g.vars.iter().any(|v| v.name == name) || g.children.iter().any(|&c| self.groups[c].name == name)
+    }
+
+    pub fn def_grp(&mut self, parent: usize, name: &str) -> NcResult<usize> {
+        self.group(parent)?;
+        if self.classic_model {
+            return Err(NcError::new(NC_ESTRICTNC3));
+        }
+        check_name(name)?;
+        self.auto_redef()?;
+        if self.name_taken_in_group(parent, name) {
+            return Err(NcError::new(NC_ENAMEINUSE));
+        }
+        if self.groups.len() >= 0xffff {
+            return Err(NcError::with(NC_EMAXNAME, "too many groups"));
+        }
+        let gid = self.groups.len();
+        self.groups.push(Group { name: name.into(), parent: Some(parent), dims: vec![], vars: vec![], children: vec![], atts: vec![] });
+        self.groups[parent].children.push(gid);
+        Ok(gid)
+    }
+
+    pub fn def_dim(&mut self, gid: usize, name: &str, len: u64) -> NcResult<usize> {
+        self.group(gid)?;
+        check_name(name)?;
+        self.auto_redef()?;
+        if self.groups[gid].dims.iter().any(|&d| self.dims[d].name == name) {
+            return Err(NcError::new(NC_ENAMEINUSE));
+        }
+        let unlimited = len == NC_UNLIMITED as u64;
+        if unlimited && self.classic_model && self.dims.iter().any(|d| d.unlimited) {
+            return Err(NcError::new(NC_EUNLIMIT));
+        }
+        if len > i64::MAX as u64 {
+            return Err(NcError::new(NC_EDIMSIZE));
+        }
+        let id = self.dims.len();
+        self.dims.push(Dim { name: name.into(), len, unlimited, group: gid });
+        self.groups[gid].dims.push(id);
+        Ok(id)
+    }
+
+    pub fn def_var(&mut self, gid: usize, name: &str, nctype: NcType, dimids: &[i32]) -> NcResult<usize> {
+        self.group(gid)?;
+        check_name(name)?;
+        if !is_atomic(nctype) {
+            return Err(NcError::new(NC_EBADTYPE));
+        }
+        if self.classic_model && nctype > NC_DOUBLE {
+            return Err(NcError::new(NC_ESTRICTNC3));
+        }
+        if dimids.len() > NC_MAX_VAR_DIMS as usize {
+            return Err(NcError::new(NC_EMAXDIMS));
+        }
+        let mut dims = Vec::with_capacity(dimids.len());
+        for &d in dimids {
+            self.dim(d)?;
+            let d = d as usize;
+            if !self.dim_visible(gid, d) {
+                return Err(NcError::new(NC_EBADDIM));
+            }
+            dims.push(d);
+        }
+        if self.classic_model && dims.iter().skip(1).any(|&d| self.dims[d].unlimited) {
+            return Err(NcError::new(NC_EUNLIMPOS));
+        }
+        self.auto_redef()?;
+        if self.name_taken_in_group(gid, name) {
+            return Err(NcError::new(NC_ENAMEINUSE));
+        }
+        let mut var = Var {
+            name: name.into(),
+            nctype,
+            dimids: dims,
+            chunks: vec![],
+            storage: NC_CHUNKED,
+            no_fill: self.default_nofill,
+            zarray_fill: None,
+            endian: native_endian(),
+            atts: vec![],
+            dim_separator: '.',
+            order_f: false,
+            codecs: vec![],
+            dtype_strlen: None,
+            persisted: false,
+            has_data: false,
+        };
+        var.chunks = default_chunks(&self.var_shape(&var), &self.var_unlimited(&var), type_size(nctype).unwrap_or(1));
+        let g = &mut self.groups[gid];
+        g.vars.push(var);
+        Ok(g.vars.len() - 1)
+    }
+
+    fn var_unlimited(&self, v: &Var) -> Vec<bool> {
+        v.dimids.iter().map(|&d| self.dims[d].unlimited).collect()
+    }
+
+    fn check_var_not_persisted(&self, gid: usize, varid: i32) -> NcResult<()> {
+        if self.var(gid, varid)?.persisted {
+            return Err(NcError::new(NC_ELATEDEF));
+        }
+        Ok(())
+    }
+
+    pub fn def_var_chunking(&mut self, gid: usize, varid: i32, storage: i32, sizes: Option<&[u64]>) -> NcResult<()> {
+        self.var(gid, varid)?;
+        self.check_writable()?;
+        self.check_var_not_persisted(gid, varid)?;
+        let v = self.var(gid, varid)?.clone();
+        let shape = self.var_shape(&v);
+        let unlim = self.var_unlimited(&v);
+        let chunks = match storage {
+            NC_CONTIGUOUS | NC_COMPACT => {
+                if unlim.iter().any(|&u| u) {
+                    return Err(NcError::new(NC_EINVAL));
+                }
+                shape.iter().map(|&l| l.max(1)).collect()
+            }
+            NC_CHUNKED => {
+                if v.is_scalar() {
+                    vec![]
+                } else {
+                    match sizes {
+                        None => default_chunks(&shape, &unlim, type_size(v.nctype).unwrap_or(1)),
+                        Some(s) => {
+                            if s.len() != shape.len() {
+                                return Err(NcError::new(NC_EINVAL));
+                            }
+                            let mut bytes = type_size(v.nctype).unwrap_or(1) as f64;
+                            for (i, &c) in s.iter().enumerate() {
+                                if c == 0 || (!unlim[i] && shape[i] > 0 && c > shape[i]) {
+                                    return Err(NcError::new(NC_EBADCHUNK));
+                                }
+                                bytes *= c as f64;
+                            }
+                            if bytes > u32::MAX as f64 {
+                                return Err(NcError::new(NC_EBADCHUNK));
+                            }
+                            s.to_vec()
+                        }
+                    }
+                }
+            }
+            _ => return Err(NcError::new(NC_EINVAL)),
+        };
+        let v = self.var_mut(gid, varid)?;
+        v.storage = storage;
+        v.chunks = chunks;
+        Ok(())
+    }
+
+    /// (storage as reported, chunk sizes) — NCZarr reports every variable as
+    /// chunked; contiguous ones have one chunk of the whole shape (spec).
+    pub fn inq_var_chunking(&self, gid: usize, varid: i32) -> NcResult<(i32, Vec<u64>)> {
+        let v = self.var(gid, varid)?;
+        Ok((NC_CHUNKED, v.chunks.clone()))
+    }
+
+    pub fn def_var_endian(&mut self, gid: usize, varid: i32, endian: i32) -> NcResult<()> {
+        self.var(gid, varid)?;
+        self.check_writable()?;
+        self.check_var_not_persisted(gid, varid)?;
+        let e = match endian {
+            NC_ENDIAN_NATIVE => native_endian(),
+            NC_ENDIAN_LITTLE | NC_ENDIAN_BIG => endian,
+            _ => return Err(NcError::new(NC_EINVAL)),
+        };
+        self.var_mut(gid, varid)?.endian = e;
+        Ok(())
+    }
+
+    pub fn def_var_fill(&mut self, gid: usize, varid: i32, no_fill: bool, value: Option<Values>) -> NcResult<()> {
+        self.var(gid, varid)?;
+        self.check_writable()?;
+        self.check_var_not_persisted(gid, varid)?;
+        self.auto_redef()?;
+        self.var_mut(gid, varid)?.no_fill = no_fill;
+        if let (Some(v), false) = (value, no_fill) {
+            self.put_att_internal(gid, varid, NC_FillValue_NAME, v)?;
+        }
+        Ok(())
+    }
+
+    /// (no_fill, fill value) of a variable.
+    pub fn inq_var_fill(&self, gid: usize, varid: i32) -> NcResult<(bool, Values)> {
+        let v = self.var(gid, varid)?;
+        Ok((v.no_fill, self.fill_value(v)?))
+    }
+
+    /// The fill value in force: `_FillValue`, else `.zarray`, else the default.
+    pub fn fill_value(&self, v: &Var) -> NcResult<Values> {
+        if let Some(a) = v.atts.iter().find(|a| a.name == NC_FillValue_NAME) {
+            return Ok(a.values.clone());
+        }
+        if let Some(f) = &v.zarray_fill {
+            return Ok(f.clone());
+        }
+        Values::default_fill(v.nctype)
+    }
+
+    // ---- renames ------------------------------------------------------------
+
+    pub fn rename_dim(&mut self, gid: usize, dimid: i32, name: &str) -> NcResult<()> {
+        self.group(gid)?;
+        self.dim(dimid)?;
+        check_name(name)?;
+        self.check_writable()?;
+        if self.classic_model && !self.define_mode {
+            return Err(NcError::new(NC_ENOTINDEFINE));
+        }
+        let dgroup = self.dims[dimid as usize].group;
+        if self.groups[dgroup].dims.iter().any(|&d| d != dimid as usize && self.dims[d].name == name) {
+            return Err(NcError::new(NC_ENAMEINUSE));
+        }
+        self.dims[dimid as usize].name = name.into();
+        Ok(())
+    }
+
+    /// Renames a variable. A variable already on disk moves with its chunks.
+    pub fn rename_var(&mut self, gid: usize, varid: i32, name: &str) -> NcResult<()> {
+        self.var(gid, varid)?;
+        check_name(name)?;
+        self.check_writable()?;
+        if self.classic_model && !self.define_mode {
+            return Err(NcError::new(NC_ENOTINDEFINE));
+        }
+        if self.var(gid, varid)?.name == name {
+            return Ok(());
+        }
+        if self.name_taken_in_group(gid, name) {
+            return Err(NcError::new(NC_ENAMEINUSE));
+        }
+        let old = self.var_key(gid, varid as usize);
+        self.var_mut(gid, varid)?.name = name.into();
+        let new = self.var_key(gid, varid as usize);
+        self.move_prefix(&old, &new)
+    }
+
+    pub fn rename_grp(&mut self, gid: usize, name: &str) -> NcResult<()> {
+        let parent = self.group(gid)?.parent.ok_or(NcError::new(NC_EBADGRPID))?;
+        check_name(name)?;
+        self.check_writable()?;
+        if self.groups[gid].name == name {
+            return Ok(());
+        }
+        if self.name_taken_in_group(parent, name) {
+            return Err(NcError::new(NC_ENAMEINUSE));
+        }
+        let old = self.group_key(gid);
+        self.groups[gid].name = name.into();
+        let new = self.group_key(gid);
+        self.move_prefix(&old, &new)
+    }
+
+    /// Moves every object under `old` to `new` in the store.
+    fn move_prefix(&mut self, old: &StoreKey, new: &StoreKey) -> NcResult<()> {
+        let keys = self.store.list_prefix(old)?;
+        for k in &keys {
+            let suffix = &k.as_str()[old.as_str().len()..];
+            let nk = StoreKey::parse(&format!("{}{}", new.as_str(), suffix))?;
+            if let Some(bytes) = self.store.get(k)? {
+                self.store.set(&nk, &bytes)?;
+            }
+        }
+        if !keys.is_empty() {
+            self.store.erase_prefix(old)?;
+        }
+        let moved: Vec<StoreKey> = self.written.keys().filter(|k| k.starts_with(old)).cloned().collect();
+        for k in moved {
+            self.written.remove(&k);
+        }
+        Ok(())
+    }
+
+    // ---- attributes -----------------------------------------------------------
+
+    pub fn atts(&self, gid: usize, varid: i32) -> NcResult<&Vec<Att>> {
+        if varid == NC_GLOBAL {
+            Ok(&self.group(gid)?.atts)
+        } else {
+            Ok(&self.var(gid, varid)?.atts)
+        }
+    }
+
+    fn atts_mut(&mut self, gid: usize, varid: i32) -> NcResult<&mut Vec<Att>> {
+        if varid == NC_GLOBAL {
+            Ok(&mut self.group_mut(gid)?.atts)
+        } else {
+            Ok(&mut self.var_mut(gid, varid)?.atts)
+        }
+    }
+
+    /// An attribute by name, including the virtual, hidden ones netCDF-C
+    /// answers (`_NCProperties`, `_SuperblockVersion`, `_IsNetcdf4`).
+    pub fn get_att(&self, gid: usize, varid: i32, name: &str) -> NcResult<Values> {
+        if let Some(a) = self.atts(gid, varid)?.iter().find(|a| a.name == name) {
+            return Ok(a.values.clone());
+        }
+        if varid == NC_GLOBAL && gid == 0 {
+            match name {
+                "_NCProperties" => {
+                    if let Some(p) = &self.provenance {
+                        return Ok(Values::Char(p.as_bytes().to_vec()));
+                    }
+                }
+                "_SuperblockVersion" => return Ok(Values::Int(vec![2])),
+                "_IsNetcdf4" => return Ok(Values::Int(vec![1])),
+                _ => {}
+            }
+        }
+        Err(NcError::new(NC_ENOTATT))
+    }
+
+    pub fn att_index(&self, gid: usize, varid: i32, name: &str) -> NcResult<usize> {
+        self.atts(gid, varid)?.iter().position(|a| a.name == name).ok_or(NcError::new(NC_ENOTATT))
+    }
+
+    /// Defines or replaces an attribute (the value is already in the file
+    /// type). `_FillValue` must match the variable's type and have one value.
+    pub fn put_att(&mut self, gid: usize, varid: i32, name: &str, values: Values) -> NcResult<()> {
+        self.atts(gid, varid)?;
+        if name != NC_FillValue_NAME {
+            check_att_name(name)?;
+        }
+        if self.classic_model && values.nc_type() > NC_DOUBLE {
+            return Err(NcError::new(NC_ESTRICTNC3));
+        }
+        self.auto_redef()?;
+        self.put_att_internal(gid, varid, name, values)
+    }
+
+    fn put_att_internal(&mut self, gid: usize, varid: i32, name: &str, values: Values) -> NcResult<()> {
+        if name == NC_FillValue_NAME && varid != NC_GLOBAL {
+            let v = self.var(gid, varid)?;
+            if values.nc_type() != v.nctype {
+                return Err(NcError::new(NC_EBADTYPE));
+            }
+            if values.len() != 1 {
+                return Err(NcError::new(NC_EINVAL));
+            }
+            if v.has_data {
+                return Err(NcError::new(NC_ELATEFILL));
+            }
+        }
+        if name == "_nczarr_maxstrlen" || name == "_nczarr_default_maxstrlen" {
+            let (ints, _) = values.convert(NC_INT).map_err(|_| NcError::new(NC_EBADTYPE))?;
+            if values.len() != 1 || matches!(&ints, Values::Int(i) if i[0] <= 0) {
+                return Err(NcError::new(NC_EINVAL));
+            }
+        }
+        let atts = self.atts_mut(gid, varid)?;
+        match atts.iter_mut().find(|a| a.name == name) {
+            Some(a) => a.values = values,
+            None => {
+                if atts.len() >= NC_MAX_ATTRS as usize {
+                    return Err(NcError::new(NC_EMAXATTS));
+                }
+                atts.push(Att { name: name.into(), values })
+            }
+        }
+        Ok(())
+    }
+
+    pub fn del_att(&mut self, gid: usize, varid: i32, name: &str) -> NcResult<()> {
+        self.atts(gid, varid)?;
+        self.auto_redef()?;
+        let i = self.att_index(gid, varid, name)?;
+        if name == NC_FillValue_NAME && varid != NC_GLOBAL && self.var(gid, varid)?.has_data {
+            return Err(NcError::new(NC_ELATEFILL));
+        }
+        self.atts_mut(gid, varid)?.remove(i);
+        Ok(())
+    }
+
+    pub fn rename_att(&mut self, gid: usize, varid: i32, old: &str, new: &str) -> NcResult<()> {
+        self.atts(gid, varid)?;
+        check_att_name(new)?;
+        self.check_writable()?;
+        if self.classic_model && !self.define_mode {
+            return Err(NcError::new(NC_ENOTINDEFINE));
+        }
+        let i = self.att_index(gid, varid, old)?;
+        if old != new && self.atts(gid, varid)?.iter().any(|a| a.name == new) {
+            return Err(NcError::new(NC_ENAMEINUSE));
+        }
+        self.atts_mut(gid, varid)?[i].name = new.into();
+        Ok(())
+    }
+
+    /// Maximum string length of a string variable (spec Appendix H).
+    pub fn maxstrlen(&self, gid: usize, varid: usize) -> usize {
+        let v = &self.groups[gid].vars[varid];
+        let from_att = |atts: &Vec<Att>, name: &str| {
+            atts.iter().find(|a| a.name == name).and_then(|a| match a.values.convert(NC_INT) {
+                Ok((Values::Int(i), _)) if i.first().is_some_and(|&n| n > 0) => Some(i[0] as usize),
+                _ => None,
+            })
+        };
+        from_att(&v.atts, "_nczarr_maxstrlen")
+            .or(v.dtype_strlen)
+            .or_else(|| from_att(&self.groups[0].atts, "_nczarr_default_maxstrlen"))
+            .unwrap_or(DEFAULT_MAXSTRLEN)
+    }
+
+    /// Attribute-level default string length (spec Appendix H).
+    pub fn default_maxstrlen(&self) -> usize {
+        self.groups[0]
+            .atts
+            .iter()
+            .find(|a| a.name == "_nczarr_default_maxstrlen")
+            .and_then(|a| match a.values.convert(NC_INT) {
+                Ok((Values::Int(i), _)) if i.first().is_some_and(|&n| n > 0) => Some(i[0] as usize),
+                _ => None,
+            })
+            .unwrap_or(DEFAULT_MAXSTRLEN)
+    }
+}
+
+/// `_FillValue`.
+#[allow(non_upper_case_globals)]
+pub const NC_FillValue_NAME: &str = "_FillValue";
+
+pub fn native_endian() -> i32 {
+    if cfg!(target_endian = "big") {
+        NC_ENDIAN_BIG
+    } else {
+        NC_ENDIAN_LITTLE
+    }
+}
+
+/// netCDF-C's default chunk sizes (`ncz_find_default_chunksizes2`): aim at
+/// 4 MiB chunks, halve while a chunk exceeds 4 GiB, then trim overhangs.
+pub fn default_chunks(shape: &[u64], unlimited: &[bool], type_size: usize) -> Vec<u64> {
+    if shape.is_empty() {
+        return vec![];
+    }
+    let nunlim = unlimited.iter().filter(|&&u| u).count();
+    let num_values: f64 = shape.iter().zip(unlimited).map(|(&l, &u)| if u { 1.0 } else { l as f64 }).product();
+    let mut chunks: Vec<u64> = shape
+        .iter()
+        .zip(unlimited)
+        .map(|(&len, &u)| {
+            if u {
+                return 1;
+            }
+            let fixed = (shape.len() - nunlim) as f64;
+            let suggested = ((DEFAULT_CHUNK_BYTES / (num_values * type_size as f64)).powf(1.0 / fixed) * len as f64 - 0.5)
+                .max(0.0) as u64;
+            suggested.min(len).max(1)
+        })
+        .collect();
+    while chunks.iter().map(|&c| c as f64).product::<f64>() * type_size as f64 > u32::MAX as f64 {
+        chunks.iter_mut().for_each(|c| *c = (*c / 2).max(1));
+    }
+    for (i, c) in chunks.iter_mut().enumerate() {
+        if unlimited[i] || shape[i] == 0 {
+            continue;
+        }
+        let n = shape[i].div_ceil(*c);
+        let overhang = n * *c - shape[i];
+        *c -= overhang / n;
+    }
+    chunks
+}
+
+/// `NC_ERANGE` helper re-exported for the attribute paths.
+pub fn finish_range(range_err: bool) -> NcResult<()> {
+    range_result(range_err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn netcdf_c_default_chunks() {
+        assert_eq!(default_chunks(&[2000, 1500], &[false, false], 4), vec![1000, 750]);
+        assert_eq!(default_chunks(&[2000], &[false], 4), vec![2000]);
+        assert_eq!(default_chunks(&[4, 3], &[false, false], 4), vec![4, 3]);
+        assert_eq!(default_chunks(&[0], &[false], 4), vec![1]);
+        assert_eq!(default_chunks(&[0, 10], &[true, false], 8), vec![1, 10]);
+    }
+}

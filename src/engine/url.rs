@@ -1,0 +1,161 @@
+//! Dataset paths and URLs: the spec's "URL Format" and "Client Parameters",
+//! netCDF-C's mode inference, and the choice of storage driver.
+//!
+//! Accepted forms:
+//! * a plain path (`/data/x.zarr`, `x.zarr`): NCZarr on the `file` driver;
+//! * `file:///abs/path#mode=...`: the `mode` list picks format and storage;
+//! * `mem://name#mode=...`: the in-memory driver (nczarr-rs extension);
+//! * `s3://...` and `https://...` with `mode=...,s3`: S3 (not built yet).
+//!
+//! Mode inference follows netCDF-C 4.9.1+: `zarr` ⇒ `nczarr`,
+//! `xarray` ⇒ `zarr`, `noxarray` ⇒ `nczarr` and `zarr` (so `noxarray`
+//! always writes pure Zarr, as netCDF-C does). Unlike netCDF-C 4.9.x,
+//! value-less keys (`#zarr`, `#noxarray`, `#s3`) are expanded correctly.
+
+use super::error::{NC_EINVAL, NC_ENOTBUILT};
+use super::{NcError, NcResult};
+
+/// Which storage driver a dataset lives on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Storage {
+    File,
+    Memory,
+    Zip,
+    S3,
+}
+
+/// A parsed dataset location.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatasetUrl {
+    pub storage: Storage,
+    /// What the driver is given (path or name, without fragment).
+    pub location: String,
+    /// `mode=zarr`: no NCZarr extensions are written.
+    pub pure_zarr: bool,
+    /// XArray `_ARRAY_DIMENSIONS` are written and used (not with `noxarray`).
+    pub xarray: bool,
+    /// The merged, de-duplicated `mode` list.
+    pub modes: Vec<String>,
+}
+
+fn push_unique(list: &mut Vec<String>, v: &str) {
+    let v = v.trim().to_ascii_lowercase();
+    if !v.is_empty() && !list.contains(&v) {
+        list.push(v);
+    }
+}
+
+/// Parses a path or URL given to `nc_create`/`nc_open`.
+pub fn parse(path: &str) -> NcResult<DatasetUrl> {
+    let path = path.trim_start_matches(|c: char| c.is_whitespace() || c.is_control());
+    if path.is_empty() {
+        return Err(NcError::with(NC_EINVAL, "empty path"));
+    }
+    let Some(scheme_end) = path.find("://").filter(|&i| path[..i].chars().all(|c| c.is_ascii_alphanumeric()))
+    else {
+        return Ok(DatasetUrl {
+            storage: Storage::File,
+            location: path.to_string(),
+            pure_zarr: false,
+            xarray: true,
+            modes: vec!["nczarr".into(), "file".into()],
+        });
+    };
+    let scheme = path[..scheme_end].to_ascii_lowercase();
+    let (base, fragment) = match path.find('#') {
+        Some(i) => (&path[..i], &path[i + 1..]),
+        None => (path, ""),
+    };
+    let mut modes = Vec::new();
+    for pair in fragment.split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = match pair.split_once('=') {
+            Some((k, v)) => (k.trim().to_ascii_lowercase(), Some(v)),
+            None => (pair.trim().to_ascii_lowercase(), None),
+        };
+        match (key.as_str(), value) {
+            ("mode", Some(v)) => v.split(',').for_each(|m| push_unique(&mut modes, m)),
+            // Value-less macro keys.
+            ("zarr", None) => ["nczarr", "zarr"].iter().for_each(|m| push_unique(&mut modes, m)),
+            ("s3", None) => ["s3", "nczarr"].iter().for_each(|m| push_unique(&mut modes, m)),
+            ("xarray", None) => push_unique(&mut modes, "zarr"),
+            ("noxarray", None) => ["nczarr", "noxarray"].iter().for_each(|m| push_unique(&mut modes, m)),
+            ("file", None) | ("zip", None) | ("nczarr", None) => push_unique(&mut modes, &key),
+            _ => {} // log, show, aws.profile, aws.region, consolidated, ...
+        }
+    }
+    // Inferences.
+    if modes.iter().any(|m| m == "xarray") {
+        push_unique(&mut modes, "zarr");
+    }
+    if modes.iter().any(|m| m == "noxarray") {
+        push_unique(&mut modes, "zarr");
+        modes.retain(|m| m != "xarray");
+    }
+    if modes.iter().any(|m| m == "zarr") {
+        push_unique(&mut modes, "nczarr");
+    }
+    if scheme == "s3" {
+        push_unique(&mut modes, "s3");
+        push_unique(&mut modes, "nczarr");
+    }
+    let has = |m: &str| modes.iter().any(|x| x == m);
+    if has("bytes") {
+        return Err(NcError::with(NC_EINVAL, "mode=bytes (HTTP byte ranges) is not NCZarr"));
+    }
+    let storage = if has("s3") {
+        Storage::S3
+    } else if has("zip") {
+        Storage::Zip
+    } else if scheme == "mem" {
+        Storage::Memory
+    } else if scheme == "file" {
+        Storage::File
+    } else if scheme == "http" || scheme == "https" {
+        Storage::S3
+    } else {
+        return Err(NcError::with(NC_EINVAL, format!("unsupported URL scheme {scheme}")));
+    };
+    let pure_zarr = has("zarr");
+    let xarray = !has("noxarray");
+    if !has("nczarr") {
+        push_unique(&mut modes, "nczarr");
+    }
+    match storage {
+        Storage::File | Storage::Memory => {}
+        Storage::Zip | Storage::S3 => {
+            return Err(NcError::with(NC_ENOTBUILT, format!("{storage:?} storage is not built in yet")))
+        }
+    }
+    let location = match storage {
+        Storage::Memory => base["mem://".len()..].to_string(),
+        _ => base.to_string(),
+    };
+    Ok(DatasetUrl { storage, location, pure_zarr, xarray, modes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes() {
+        let u = parse("file:///tmp/x.zarr#mode=nczarr,file").unwrap();
+        assert_eq!((u.storage, u.pure_zarr, u.xarray, u.location.as_str()), (Storage::File, false, true, "file:///tmp/x.zarr"));
+        let u = parse("file:///tmp/x#mode=zarr,file").unwrap();
+        assert!(u.pure_zarr && u.xarray && u.modes.contains(&"nczarr".to_string()));
+        let u = parse("file:///tmp/x#mode=nczarr,noxarray,file").unwrap();
+        assert!(u.pure_zarr && !u.xarray);
+        let u = parse("file:///tmp/x#zarr").unwrap();
+        assert!(u.pure_zarr);
+        let u = parse("file:///tmp/x#MODE=ZARR,FILE").unwrap();
+        assert!(u.pure_zarr);
+        let u = parse("/plain/path.zarr").unwrap();
+        assert_eq!((u.storage, u.pure_zarr), (Storage::File, false));
+        let u = parse("mem://abc#mode=zarr").unwrap();
+        assert_eq!((u.storage, u.location.as_str()), (Storage::Memory, "abc"));
+        assert_eq!(parse("s3://bucket/key").unwrap_err().code(), NC_ENOTBUILT);
+        assert_eq!(parse("file:///x.zip#mode=nczarr,zip").unwrap_err().code(), NC_ENOTBUILT);
+        assert_eq!(parse("gopher://x/y").unwrap_err().code(), NC_EINVAL);
+        assert_eq!(parse("").unwrap_err().code(), NC_EINVAL);
+    }
+}

@@ -1,0 +1,555 @@
+//! netCDF C API: files, groups, dimensions, types.
+
+use super::args::{c_str, in_slice, non_null, out, out_name, out_slice};
+use super::boundary::guard;
+use super::nc::{make_ncid, read, sibling_ncid, split, write, FILES};
+use super::types::nc_type;
+use crate::engine::consts::*;
+use crate::engine::error::*;
+use crate::engine::types::{type_name, type_size};
+use crate::engine::{file, NcError, NcResult};
+use std::os::raw::{c_char, c_int};
+use std::sync::{Arc, RwLock};
+
+fn open_handle(ds: crate::engine::model::Dataset) -> NcResult<i32> {
+    let id = FILES.insert(Arc::new(RwLock::new(ds)))?;
+    Ok(make_ncid(id, 0))
+}
+
+fn unlimdims(ds: &crate::engine::model::Dataset, gid: usize) -> Vec<c_int> {
+    ds.groups[gid].dims.iter().copied().filter(|&d| ds.dims[d].unlimited).map(|d| d as c_int).collect()
+}
+
+/// Creates a dataset (NCZarr; see README for paths and URL modes).
+///
+/// # Safety
+/// `path` is a NUL-terminated string; `ncidp` points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_create(path: *const c_char, cmode: c_int, ncidp: *mut c_int) -> c_int {
+    guard("nc_create", || {
+        non_null(ncidp)?;
+        let ds = file::create(c_str(path)?, cmode)?;
+        let ncid = open_handle(ds)?;
+        *ncidp = ncid;
+        Ok(())
+    })
+}
+
+/// `nc_create` with netCDF-3 tuning arguments, which NCZarr ignores.
+///
+/// # Safety
+/// As `nc_create`; `chunksizehintp` may be NULL.
+#[no_mangle]
+pub unsafe extern "C" fn nc__create(
+    path: *const c_char,
+    cmode: c_int,
+    initialsz: usize,
+    chunksizehintp: *mut usize,
+    ncidp: *mut c_int,
+) -> c_int {
+    let _ = (initialsz, chunksizehintp);
+    guard("nc__create", || {
+        non_null(ncidp)?;
+        let ds = file::create(c_str(path)?, cmode)?;
+        let ncid = open_handle(ds)?;
+        *ncidp = ncid;
+        Ok(())
+    })
+}
+
+/// Opens a dataset; `NC_WRITE` in `mode` for writing.
+///
+/// # Safety
+/// `path` is a NUL-terminated string; `ncidp` points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_open(path: *const c_char, mode: c_int, ncidp: *mut c_int) -> c_int {
+    guard("nc_open", || {
+        non_null(ncidp)?;
+        let ds = file::open(c_str(path)?, mode)?;
+        let ncid = open_handle(ds)?;
+        *ncidp = ncid;
+        Ok(())
+    })
+}
+
+/// `nc_open` with a netCDF-3 tuning argument, which NCZarr ignores.
+///
+/// # Safety
+/// As `nc_open`; `chunksizehintp` may be NULL.
+#[no_mangle]
+pub unsafe extern "C" fn nc__open(path: *const c_char, mode: c_int, chunksizehintp: *mut usize, ncidp: *mut c_int) -> c_int {
+    let _ = chunksizehintp;
+    guard("nc__open", || {
+        non_null(ncidp)?;
+        let ds = file::open(c_str(path)?, mode)?;
+        let ncid = open_handle(ds)?;
+        *ncidp = ncid;
+        Ok(())
+    })
+}
+
+/// Persists everything and closes. On error the ncid stays valid.
+#[no_mangle]
+pub extern "C" fn nc_close(ncid: c_int) -> c_int {
+    guard("nc_close", || {
+        let (fid, gid) = split(ncid);
+        if gid != 0 {
+            write(ncid, |_, _| Ok(()))?;
+        }
+        write(ncid, |ds, _| ds.close())?;
+        FILES.remove(fid)?;
+        Ok(())
+    })
+}
+
+/// Closes without saving pending changes; a dataset still in the define
+/// mode of its creation is deleted.
+#[no_mangle]
+pub extern "C" fn nc_abort(ncid: c_int) -> c_int {
+    guard("nc_abort", || {
+        let result = write(ncid, |ds, _| ds.abort());
+        let (fid, _) = split(ncid);
+        if result.as_ref().err().map(|e| e.code()) != Some(NC_EBADID) {
+            FILES.remove(fid)?;
+        }
+        result
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn nc_redef(ncid: c_int) -> c_int {
+    guard("nc_redef", || write(ncid, |ds, _| ds.redef()))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_enddef(ncid: c_int) -> c_int {
+    guard("nc_enddef", || write(ncid, |ds, _| ds.enddef()))
+}
+
+/// `nc_enddef` with netCDF-3 alignment arguments, which NCZarr ignores.
+#[no_mangle]
+pub extern "C" fn nc__enddef(ncid: c_int, h_minfree: usize, v_align: usize, v_minfree: usize, r_align: usize) -> c_int {
+    let _ = (h_minfree, v_align, v_minfree, r_align);
+    guard("nc__enddef", || write(ncid, |ds, _| ds.enddef()))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_sync(ncid: c_int) -> c_int {
+    guard("nc_sync", || write(ncid, |ds, _| ds.sync()))
+}
+
+/// # Safety
+/// `old_modep` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_set_fill(ncid: c_int, fillmode: c_int, old_modep: *mut c_int) -> c_int {
+    guard("nc_set_fill", || {
+        let old = write(ncid, |ds, _| ds.set_fill(fillmode))?;
+        out(old_modep, old);
+        Ok(())
+    })
+}
+
+/// Counts of the group's dimensions, variables and attributes, and its
+/// first unlimited dimension (-1 if none).
+///
+/// # Safety
+/// Each output is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq(ncid: c_int, ndimsp: *mut c_int, nvarsp: *mut c_int, nattsp: *mut c_int, unlimdimidp: *mut c_int) -> c_int {
+    guard("nc_inq", || {
+        let (nd, nv, na, ul) = read(ncid, |ds, gid| {
+            let g = &ds.groups[gid];
+            Ok((g.dims.len(), g.vars.len(), g.atts.len(), unlimdims(ds, gid).first().copied().unwrap_or(-1)))
+        })?;
+        out(ndimsp, nd as c_int);
+        out(nvarsp, nv as c_int);
+        out(nattsp, na as c_int);
+        out(unlimdimidp, ul);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `ndimsp` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_ndims(ncid: c_int, ndimsp: *mut c_int) -> c_int {
+    guard("nc_inq_ndims", || {
+        let n = read(ncid, |ds, gid| Ok(ds.groups[gid].dims.len()))?;
+        out(ndimsp, n as c_int);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `nvarsp` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_nvars(ncid: c_int, nvarsp: *mut c_int) -> c_int {
+    guard("nc_inq_nvars", || {
+        let n = read(ncid, |ds, gid| Ok(ds.groups[gid].vars.len()))?;
+        out(nvarsp, n as c_int);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `nattsp` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_natts(ncid: c_int, nattsp: *mut c_int) -> c_int {
+    guard("nc_inq_natts", || {
+        let n = read(ncid, |ds, gid| Ok(ds.groups[gid].atts.len()))?;
+        out(nattsp, n as c_int);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `unlimdimidp` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_unlimdim(ncid: c_int, unlimdimidp: *mut c_int) -> c_int {
+    guard("nc_inq_unlimdim", || {
+        let u = read(ncid, |ds, gid| Ok(unlimdims(ds, gid).first().copied().unwrap_or(-1)))?;
+        out(unlimdimidp, u);
+        Ok(())
+    })
+}
+
+/// The unlimited dimensions defined in this group.
+///
+/// # Safety
+/// Outputs are NULL or large enough.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_unlimdims(ncid: c_int, nunlimdimsp: *mut c_int, unlimdimidsp: *mut c_int) -> c_int {
+    guard("nc_inq_unlimdims", || {
+        let u = read(ncid, |ds, gid| Ok(unlimdims(ds, gid)))?;
+        out(nunlimdimsp, u.len() as c_int);
+        out_slice(unlimdimidsp, &u);
+        Ok(())
+    })
+}
+
+/// `NC_FORMAT_NETCDF4` (or `NC_FORMAT_NETCDF4_CLASSIC`).
+///
+/// # Safety
+/// `formatp` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_format(ncid: c_int, formatp: *mut c_int) -> c_int {
+    guard("nc_inq_format", || {
+        let f = read(ncid, |ds, _| Ok(ds.format()))?;
+        out(formatp, f);
+        Ok(())
+    })
+}
+
+/// `NC_FORMATX_NCZARR` and the open/create mode flags.
+///
+/// # Safety
+/// Outputs are NULL or point to `int`s.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_format_extended(ncid: c_int, formatp: *mut c_int, modep: *mut c_int) -> c_int {
+    guard("nc_inq_format_extended", || {
+        let m = read(ncid, |ds, _| Ok(ds.mode))?;
+        out(formatp, NC_FORMATX_NCZARR);
+        out(modep, m);
+        Ok(())
+    })
+}
+
+/// The path the dataset was opened or created with.
+///
+/// # Safety
+/// `pathlenp` is NULL or points to a `size_t`; `path` is NULL or large enough.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlenp: *mut usize, path: *mut c_char) -> c_int {
+    guard("nc_inq_path", || {
+        let p = read(ncid, |ds, _| Ok(ds.path.clone()))?;
+        out(pathlenp, p.len());
+        out_name(path, &p);
+        Ok(())
+    })
+}
+
+// ---- groups -------------------------------------------------------------------
+
+/// # Safety
+/// `name` is a NUL-terminated string; `new_ncid` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_def_grp(parent_ncid: c_int, name: *const c_char, new_ncid: *mut c_int) -> c_int {
+    guard("nc_def_grp", || {
+        let name = c_str(name)?;
+        let gid = write(parent_ncid, |ds, gid| ds.def_grp(gid, name))?;
+        out(new_ncid, sibling_ncid(parent_ncid, gid));
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `name` is a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn nc_rename_grp(grpid: c_int, name: *const c_char) -> c_int {
+    guard("nc_rename_grp", || {
+        let name = c_str(name)?;
+        write(grpid, |ds, gid| ds.rename_grp(gid, name))
+    })
+}
+
+/// # Safety
+/// Outputs are NULL or large enough.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *mut c_int) -> c_int {
+    guard("nc_inq_grps", || {
+        let kids = read(ncid, |ds, gid| Ok(ds.groups[gid].children.iter().map(|&c| sibling_ncid(ncid, c)).collect::<Vec<_>>()))?;
+        out(numgrps, kids.len() as c_int);
+        out_slice(ncids, &kids);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `name` is NULL or holds `NC_MAX_NAME + 1` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_grpname(ncid: c_int, name: *mut c_char) -> c_int {
+    guard("nc_inq_grpname", || {
+        let n = read(ncid, |ds, gid| Ok(ds.groups[gid].name.clone()))?;
+        out_name(name, &n);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `lenp` is NULL or points to a `size_t`; `full_name` is NULL or large enough.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_grpname_full(ncid: c_int, lenp: *mut usize, full_name: *mut c_char) -> c_int {
+    guard("nc_inq_grpname_full", || {
+        let p = read(ncid, |ds, gid| Ok(ds.group_path(gid)))?;
+        out(lenp, p.len());
+        out_name(full_name, &p);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `lenp` is NULL or points to a `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_grpname_len(ncid: c_int, lenp: *mut usize) -> c_int {
+    guard("nc_inq_grpname_len", || {
+        let p = read(ncid, |ds, gid| Ok(ds.group_path(gid)))?;
+        out(lenp, p.len());
+        Ok(())
+    })
+}
+
+/// The parent's ncid; `NC_ENOGRP` for the root group.
+///
+/// # Safety
+/// `parent_ncid` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int) -> c_int {
+    guard("nc_inq_grp_parent", || {
+        let p = read(ncid, |ds, gid| ds.groups[gid].parent.ok_or(NcError::new(NC_ENOGRP)))?;
+        out(parent_ncid, sibling_ncid(ncid, p));
+        Ok(())
+    })
+}
+
+fn child_named(ncid: c_int, name: &str) -> NcResult<c_int> {
+    let g = read(ncid, |ds, gid| {
+        ds.groups[gid].children.iter().copied().find(|&c| ds.groups[c].name == name).ok_or(NcError::new(NC_ENOGRP))
+    })?;
+    Ok(sibling_ncid(ncid, g))
+}
+
+/// The ncid of the child group `name`.
+///
+/// # Safety
+/// `name` is a NUL-terminated string; `grp_ncid` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_ncid(ncid: c_int, name: *const c_char, grp_ncid: *mut c_int) -> c_int {
+    guard("nc_inq_ncid", || {
+        let g = child_named(ncid, c_str(name)?)?;
+        out(grp_ncid, g);
+        Ok(())
+    })
+}
+
+/// Same as `nc_inq_ncid`.
+///
+/// # Safety
+/// As `nc_inq_ncid`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_grp_ncid(ncid: c_int, grp_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
+    guard("nc_inq_grp_ncid", || {
+        let g = child_named(ncid, c_str(grp_name)?)?;
+        out(grp_ncid, g);
+        Ok(())
+    })
+}
+
+/// The ncid of a group by full ("/a/b") or relative ("a/b") path.
+///
+/// # Safety
+/// `full_name` is a NUL-terminated string; `grp_ncid` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_grp_full_ncid(ncid: c_int, full_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
+    guard("nc_inq_grp_full_ncid", || {
+        let path = c_str(full_name)?;
+        let g = read(ncid, |ds, gid| {
+            let from = if path.starts_with('/') { 0 } else { gid };
+            ds.find_group_path(from, path).ok_or(NcError::new(NC_ENOGRP))
+        })?;
+        out(grp_ncid, sibling_ncid(ncid, g));
+        Ok(())
+    })
+}
+
+/// NCZarr has no user-defined types: always zero.
+///
+/// # Safety
+/// `ntypes` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_typeids(ncid: c_int, ntypes: *mut c_int, typeids: *mut c_int) -> c_int {
+    let _ = typeids;
+    guard("nc_inq_typeids", || {
+        read(ncid, |_, _| Ok(()))?;
+        out(ntypes, 0);
+        Ok(())
+    })
+}
+
+/// Name and size of an atomic type (`NC_EBADTYPE` for anything else).
+///
+/// # Safety
+/// `name` is NULL or holds `NC_MAX_NAME + 1` bytes; `size` is NULL or points to a `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_type(ncid: c_int, xtype: nc_type, name: *mut c_char, size: *mut usize) -> c_int {
+    guard("nc_inq_type", || {
+        read(ncid, |_, _| Ok(()))?;
+        let (n, s) = type_name(xtype).zip(type_size(xtype)).ok_or(NcError::new(NC_EBADTYPE))?;
+        out_name(name, n);
+        out(size, s);
+        Ok(())
+    })
+}
+
+/// The type id of an atomic type name ("int", "double", ...).
+///
+/// # Safety
+/// `name` is a NUL-terminated string; `typeidp` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_typeid(ncid: c_int, name: *const c_char, typeidp: *mut nc_type) -> c_int {
+    guard("nc_inq_typeid", || {
+        let name = c_str(name)?;
+        read(ncid, |_, _| Ok(()))?;
+        let t = (NC_BYTE..=NC_STRING).find(|&t| type_name(t) == Some(name)).ok_or(NcError::new(NC_EBADTYPE))?;
+        out(typeidp, t);
+        Ok(())
+    })
+}
+
+// ---- dimensions -----------------------------------------------------------------
+
+/// # Safety
+/// `name` is a NUL-terminated string; `idp` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_def_dim(ncid: c_int, name: *const c_char, len: usize, idp: *mut c_int) -> c_int {
+    guard("nc_def_dim", || {
+        let name = c_str(name)?;
+        let id = write(ncid, |ds, gid| ds.def_dim(gid, name, len as u64))?;
+        out(idp, id as c_int);
+        Ok(())
+    })
+}
+
+/// Finds a dimension by name in this group or its ancestors.
+///
+/// # Safety
+/// `name` is a NUL-terminated string; `idp` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_dimid(ncid: c_int, name: *const c_char, idp: *mut c_int) -> c_int {
+    guard("nc_inq_dimid", || {
+        let name = c_str(name)?;
+        let id = read(ncid, |ds, gid| ds.find_dim(gid, name).ok_or(NcError::new(NC_EBADDIM)))?;
+        out(idp, id as c_int);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `name` is NULL or holds `NC_MAX_NAME + 1` bytes; `lenp` is NULL or points to a `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_dim(ncid: c_int, dimid: c_int, name: *mut c_char, lenp: *mut usize) -> c_int {
+    guard("nc_inq_dim", || {
+        let (n, l) = read(ncid, |ds, _| ds.dim(dimid).map(|d| (d.name.clone(), d.len)))?;
+        out_name(name, &n);
+        out(lenp, l as usize);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `name` is NULL or holds `NC_MAX_NAME + 1` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_dimname(ncid: c_int, dimid: c_int, name: *mut c_char) -> c_int {
+    guard("nc_inq_dimname", || {
+        let n = read(ncid, |ds, _| ds.dim(dimid).map(|d| d.name.clone()))?;
+        out_name(name, &n);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `lenp` is NULL or points to a `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_dimlen(ncid: c_int, dimid: c_int, lenp: *mut usize) -> c_int {
+    guard("nc_inq_dimlen", || {
+        let l = read(ncid, |ds, _| ds.dim(dimid).map(|d| d.len))?;
+        out(lenp, l as usize);
+        Ok(())
+    })
+}
+
+/// The dimensions of this group (and of its ancestors with
+/// `include_parents`), in ascending id order.
+///
+/// # Safety
+/// Outputs are NULL or large enough.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_dimids(ncid: c_int, ndims: *mut c_int, dimids: *mut c_int, include_parents: c_int) -> c_int {
+    guard("nc_inq_dimids", || {
+        let ids = read(ncid, |ds, gid| {
+            let groups = if include_parents != 0 { ds.ancestry(gid) } else { vec![gid] };
+            let mut ids: Vec<c_int> = groups.iter().flat_map(|&g| ds.groups[g].dims.iter().map(|&d| d as c_int)).collect();
+            ids.sort_unstable();
+            Ok(ids)
+        })?;
+        out(ndims, ids.len() as c_int);
+        out_slice(dimids, &ids);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `name` is a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn nc_rename_dim(ncid: c_int, dimid: c_int, name: *const c_char) -> c_int {
+    guard("nc_rename_dim", || {
+        let name = c_str(name)?;
+        write(ncid, |ds, gid| ds.rename_dim(gid, dimid, name))
+    })
+}
+
+/// Releases strings returned by the library (`nc_get_att_string`, ...).
+///
+/// # Safety
+/// `data` is NULL or holds `len` pointers that are NULL or from the library.
+#[no_mangle]
+pub unsafe extern "C" fn nc_free_string(len: usize, data: *mut *mut c_char) -> c_int {
+    guard("nc_free_string", || {
+        if len > 0 {
+            let ptrs = in_slice(data as *const *mut c_char, len)?;
+            for &p in ptrs {
+                libc::free(p as *mut libc::c_void);
+            }
+        }
+        Ok(())
+    })
+}

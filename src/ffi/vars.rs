@@ -1,0 +1,367 @@
+//! netCDF C API: variable definitions and inquiries.
+
+use super::args::{c_str, in_slice, out, out_name, out_slice};
+use super::boundary::guard;
+use super::nc::{read, write};
+use super::types::nc_type;
+use super::values::{from_mem, to_mem};
+use crate::engine::consts::*;
+use crate::engine::error::*;
+use crate::engine::{NcError, NcResult};
+use std::os::raw::{c_char, c_int, c_uint, c_void};
+
+fn not_global(varid: c_int) -> NcResult<()> {
+    if varid == NC_GLOBAL {
+        Err(NcError::new(NC_EGLOBAL))
+    } else {
+        Ok(())
+    }
+}
+
+/// # Safety
+/// `name` is a NUL-terminated string; `dimidsp` holds `ndims` ids; `varidp`
+/// is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_def_var(
+    ncid: c_int,
+    name: *const c_char,
+    xtype: nc_type,
+    ndims: c_int,
+    dimidsp: *const c_int,
+    varidp: *mut c_int,
+) -> c_int {
+    guard("nc_def_var", || {
+        let name = c_str(name)?;
+        let n = usize::try_from(ndims).map_err(|_| NcError::new(NC_EINVAL))?;
+        let dims = in_slice(dimidsp, n)?;
+        let id = write(ncid, |ds, gid| ds.def_var(gid, name, xtype, dims))?;
+        out(varidp, id as c_int);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `name` is a NUL-terminated string; `varidp` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_varid(ncid: c_int, name: *const c_char, varidp: *mut c_int) -> c_int {
+    guard("nc_inq_varid", || {
+        let name = c_str(name)?;
+        let id = read(ncid, |ds, gid| ds.find_var(gid, name).ok_or(NcError::new(NC_ENOTVAR)))?;
+        out(varidp, id as c_int);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// Outputs are NULL or large enough.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_var(
+    ncid: c_int,
+    varid: c_int,
+    name: *mut c_char,
+    xtypep: *mut nc_type,
+    ndimsp: *mut c_int,
+    dimidsp: *mut c_int,
+    nattsp: *mut c_int,
+) -> c_int {
+    guard("nc_inq_var", || {
+        let (n, t, dims, na) = read(ncid, |ds, gid| {
+            if varid == NC_GLOBAL {
+                return Ok((String::new(), NC_NAT, vec![], ds.groups[gid].atts.len()));
+            }
+            let v = ds.var(gid, varid)?;
+            Ok((v.name.clone(), v.nctype, v.dimids.iter().map(|&d| d as c_int).collect::<Vec<_>>(), v.atts.len()))
+        })?;
+        if varid != NC_GLOBAL {
+            out_name(name, &n);
+            out(xtypep, t);
+            out(ndimsp, dims.len() as c_int);
+            out_slice(dimidsp, &dims);
+        }
+        out(nattsp, na as c_int);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `name` is NULL or holds `NC_MAX_NAME + 1` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_varname(ncid: c_int, varid: c_int, name: *mut c_char) -> c_int {
+    guard("nc_inq_varname", || {
+        let n = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.name.clone()))?;
+        out_name(name, &n);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `xtypep` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_vartype(ncid: c_int, varid: c_int, xtypep: *mut nc_type) -> c_int {
+    guard("nc_inq_vartype", || {
+        let t = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.nctype))?;
+        out(xtypep, t);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `ndimsp` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_varndims(ncid: c_int, varid: c_int, ndimsp: *mut c_int) -> c_int {
+    guard("nc_inq_varndims", || {
+        let n = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.dimids.len()))?;
+        out(ndimsp, n as c_int);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `dimidsp` is NULL or holds the variable's number of dimensions.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_vardimid(ncid: c_int, varid: c_int, dimidsp: *mut c_int) -> c_int {
+    guard("nc_inq_vardimid", || {
+        let d: Vec<c_int> = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.dimids.iter().map(|&d| d as c_int).collect()))?;
+        out_slice(dimidsp, &d);
+        Ok(())
+    })
+}
+
+/// Number of attributes of a variable (`NC_GLOBAL`: of the group).
+///
+/// # Safety
+/// `nattsp` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_varnatts(ncid: c_int, varid: c_int, nattsp: *mut c_int) -> c_int {
+    guard("nc_inq_varnatts", || {
+        let n = read(ncid, |ds, gid| Ok(ds.atts(gid, varid)?.len()))?;
+        out(nattsp, n as c_int);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// Outputs are NULL or large enough.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_varids(ncid: c_int, nvars: *mut c_int, varids: *mut c_int) -> c_int {
+    guard("nc_inq_varids", || {
+        let n = read(ncid, |ds, gid| Ok(ds.groups[gid].vars.len()))?;
+        let ids: Vec<c_int> = (0..n as c_int).collect();
+        out(nvars, n as c_int);
+        out_slice(varids, &ids);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `name` is a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn nc_rename_var(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
+    guard("nc_rename_var", || {
+        let name = c_str(name)?;
+        write(ncid, |ds, gid| ds.rename_var(gid, varid, name))
+    })
+}
+
+/// Chunking: `NC_CHUNKED` with sizes (NULL: netCDF-C's defaults), or
+/// `NC_CONTIGUOUS`/`NC_COMPACT` (stored as one chunk).
+///
+/// # Safety
+/// `chunksizesp` is NULL or holds one size per dimension.
+#[no_mangle]
+pub unsafe extern "C" fn nc_def_var_chunking(ncid: c_int, varid: c_int, storage: c_int, chunksizesp: *const usize) -> c_int {
+    guard("nc_def_var_chunking", || {
+        not_global(varid)?;
+        write(ncid, |ds, gid| {
+            let ndims = ds.var(gid, varid)?.dimids.len();
+            let sizes: Option<Vec<u64>> = if chunksizesp.is_null() || storage != NC_CHUNKED {
+                None
+            } else {
+                Some(in_slice(chunksizesp, ndims)?.iter().map(|&c| c as u64).collect())
+            };
+            ds.def_var_chunking(gid, varid, storage, sizes.as_deref())
+        })
+    })
+}
+
+/// # Safety
+/// `storagep` is NULL or points to an `int`; `chunksizesp` is NULL or holds
+/// one `size_t` per dimension.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_var_chunking(ncid: c_int, varid: c_int, storagep: *mut c_int, chunksizesp: *mut usize) -> c_int {
+    guard("nc_inq_var_chunking", || {
+        not_global(varid)?;
+        let (s, c) = read(ncid, |ds, gid| ds.inq_var_chunking(gid, varid))?;
+        out(storagep, s);
+        out_slice(chunksizesp, &c.iter().map(|&x| x as usize).collect::<Vec<_>>());
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `fill_value` is NULL or points to one value of the variable's type.
+#[no_mangle]
+pub unsafe extern "C" fn nc_def_var_fill(ncid: c_int, varid: c_int, no_fill: c_int, fill_value: *const c_void) -> c_int {
+    guard("nc_def_var_fill", || {
+        not_global(varid)?;
+        write(ncid, |ds, gid| {
+            let t = ds.var(gid, varid)?.nctype;
+            let value = if fill_value.is_null() { None } else { Some(from_mem(t, 1, fill_value)?) };
+            ds.def_var_fill(gid, varid, no_fill != 0, value)
+        })
+    })
+}
+
+/// # Safety
+/// `no_fill` is NULL or points to an `int`; `fill_valuep` is NULL or holds
+/// one value of the variable's type (a `char*` to free for strings).
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_var_fill(ncid: c_int, varid: c_int, no_fill: *mut c_int, fill_valuep: *mut c_void) -> c_int {
+    guard("nc_inq_var_fill", || {
+        not_global(varid)?;
+        let (nf, value) = read(ncid, |ds, gid| ds.inq_var_fill(gid, varid))?;
+        if !fill_valuep.is_null() {
+            to_mem(&value, fill_valuep)?;
+        }
+        out(no_fill, nf as c_int);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn nc_def_var_endian(ncid: c_int, varid: c_int, endian: c_int) -> c_int {
+    guard("nc_def_var_endian", || {
+        not_global(varid)?;
+        write(ncid, |ds, gid| ds.def_var_endian(gid, varid, endian))
+    })
+}
+
+/// # Safety
+/// `endianp` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *mut c_int) -> c_int {
+    guard("nc_inq_var_endian", || {
+        not_global(varid)?;
+        let e = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.endian))?;
+        out(endianp, e);
+        Ok(())
+    })
+}
+
+/// HDF5 filter id of a Zarr codec, as netCDF-C's codec plugins map them.
+fn filter_id(codec: &serde_json::Value) -> Option<c_uint> {
+    Some(match codec.get("id")?.as_str()? {
+        "zlib" | "gzip" => H5Z_FILTER_DEFLATE,
+        "shuffle" => H5Z_FILTER_SHUFFLE,
+        "fletcher32" => H5Z_FILTER_FLETCHER32,
+        "szip" => H5Z_FILTER_SZIP,
+        "bz2" => H5Z_FILTER_BZIP2,
+        "zstd" => H5Z_FILTER_ZSTD,
+        "blosc" => H5Z_FILTER_BLOSC,
+        _ => return None,
+    })
+}
+
+fn codec_level(codec: &serde_json::Value) -> c_int {
+    match codec.get("level") {
+        Some(serde_json::Value::Number(n)) => n.as_i64().unwrap_or(0) as c_int,
+        Some(serde_json::Value::String(s)) => s.parse().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// Shuffle and deflate settings, from the variable's codecs.
+///
+/// # Safety
+/// Outputs are NULL or point to `int`s.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_var_deflate(ncid: c_int, varid: c_int, shufflep: *mut c_int, deflatep: *mut c_int, deflate_levelp: *mut c_int) -> c_int {
+    guard("nc_inq_var_deflate", || {
+        not_global(varid)?;
+        let (sh, level) = read(ncid, |ds, gid| {
+            let v = ds.var(gid, varid)?;
+            let sh = v.codecs.iter().any(|c| filter_id(c) == Some(H5Z_FILTER_SHUFFLE));
+            let level = v.codecs.iter().find(|c| filter_id(c) == Some(H5Z_FILTER_DEFLATE)).map(codec_level);
+            Ok((sh, level))
+        })?;
+        out(shufflep, sh as c_int);
+        out(deflatep, level.is_some() as c_int);
+        out(deflate_levelp, level.unwrap_or(0));
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `fletcher32p` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_var_fletcher32(ncid: c_int, varid: c_int, fletcher32p: *mut c_int) -> c_int {
+    guard("nc_inq_var_fletcher32", || {
+        not_global(varid)?;
+        let f = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.codecs.iter().any(|c| filter_id(c) == Some(H5Z_FILTER_FLETCHER32))))?;
+        out(fletcher32p, f as c_int);
+        Ok(())
+    })
+}
+
+/// The HDF5 filter ids of the variable's codecs, in chain order.
+///
+/// # Safety
+/// `nfiltersp` is NULL or points to a `size_t`; `ids` is NULL or large enough.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_var_filter_ids(ncid: c_int, varid: c_int, nfiltersp: *mut usize, ids: *mut c_uint) -> c_int {
+    guard("nc_inq_var_filter_ids", || {
+        not_global(varid)?;
+        let f: Vec<c_uint> = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.codecs.iter().filter_map(filter_id).collect()))?;
+        out(nfiltersp, f.len());
+        out_slice(ids, &f);
+        Ok(())
+    })
+}
+
+/// Parameters of one filter of the variable (`NC_ENOFILTER` if absent).
+///
+/// # Safety
+/// `nparamsp` is NULL or points to a `size_t`; `params` is NULL or large enough.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_var_filter_info(ncid: c_int, varid: c_int, id: c_uint, nparamsp: *mut usize, params: *mut c_uint) -> c_int {
+    guard("nc_inq_var_filter_info", || {
+        not_global(varid)?;
+        let p: Vec<c_uint> = read(ncid, |ds, gid| {
+            let v = ds.var(gid, varid)?;
+            let c = v.codecs.iter().find(|c| filter_id(c) == Some(id)).ok_or(NcError::new(NC_ENOFILTER))?;
+            Ok(if id == H5Z_FILTER_DEFLATE || id == H5Z_FILTER_BZIP2 || id == H5Z_FILTER_ZSTD {
+                vec![codec_level(c) as c_uint]
+            } else {
+                vec![]
+            })
+        })?;
+        out(nparamsp, p.len());
+        out_slice(params, &p);
+        Ok(())
+    })
+}
+
+/// No filter can encode data in this build yet: always `NC_ENOFILTER`.
+#[no_mangle]
+pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
+    guard("nc_inq_filter_avail", || {
+        read(ncid, |_, _| Ok(()))?;
+        let _ = id;
+        Err(NcError::new(NC_ENOFILTER))
+    })
+}
+
+/// NCZarr variables are not quantized unless asked; this build never is.
+///
+/// # Safety
+/// Outputs are NULL or point to `int`s.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_var_quantize(ncid: c_int, varid: c_int, quantize_modep: *mut c_int, nsdp: *mut c_int) -> c_int {
+    guard("nc_inq_var_quantize", || {
+        not_global(varid)?;
+        read(ncid, |ds, gid| ds.var(gid, varid).map(|_| ()))?;
+        out(quantize_modep, NC_NOQUANTIZE);
+        out(nsdp, 0);
+        Ok(())
+    })
+}
