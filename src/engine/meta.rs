@@ -72,12 +72,16 @@ pub fn parse_dtype(s: &str, pure_zarr: bool) -> NcResult<DType> {
 }
 
 /// The dtype written for a variable or attribute. One-byte types use `|`
-/// (zarr-python 3 rejects `<i1`); char is `>S1`, strings `|S<n>`.
-pub fn format_dtype(t: NcType, endian: i32, strlen: usize) -> String {
+/// (zarr-python 3 rejects `<i1`); char is `>S1` as the spec says (the only
+/// spelling netCDF-C reads as char), except in pure Zarr, where netCDF-C
+/// reads every `S` dtype as a string anyway and `|S1` keeps zarr-python 3
+/// (which rejects `>S1`) able to open the array; strings are `|S<n>`.
+pub fn format_dtype(t: NcType, endian: i32, strlen: usize, pure_zarr: bool) -> String {
     let e = if endian == NC_ENDIAN_BIG { '>' } else { '<' };
     match t {
         NC_BYTE => "|i1".into(),
         NC_UBYTE => "|u1".into(),
+        NC_CHAR if pure_zarr => "|S1".into(),
         NC_CHAR => ">S1".into(),
         NC_STRING => format!("|S{strlen}"),
         NC_SHORT => format!("{e}i2"),
@@ -100,7 +104,7 @@ fn attrs_object(ds: &Dataset, atts: &[Att], extra: Vec<(String, Value)>, is_root
     for a in atts {
         m.insert(a.name.clone(), values_to_json(&a.values));
         let strlen = ds.default_maxstrlen();
-        types.insert(a.name.clone(), Value::String(format_dtype(a.values.nc_type(), native_endian(), strlen)));
+        types.insert(a.name.clone(), Value::String(format_dtype(a.values.nc_type(), native_endian(), strlen, false)));
     }
     if is_root && !ds.pure_zarr {
         if let Some(p) = &ds.provenance {
@@ -192,7 +196,7 @@ fn var_objects(ds: &Dataset, gid: usize, vid: usize, out: &mut Vec<(StoreKey, Va
     let mut z = Map::new();
     z.insert("zarr_format".into(), json!(2));
     z.insert("shape".into(), json!(shape));
-    z.insert("dtype".into(), json!(format_dtype(v.nctype, v.endian, strlen)));
+    z.insert("dtype".into(), json!(format_dtype(v.nctype, v.endian, strlen, ds.pure_zarr)));
     z.insert("chunks".into(), json!(chunks));
     z.insert("fill_value".into(), fill);
     z.insert("order".into(), json!(if v.order_f { "F" } else { "C" }));
@@ -212,7 +216,12 @@ fn var_objects(ds: &Dataset, gid: usize, vid: usize, out: &mut Vec<(StoreKey, Va
             }
         };
         let dimrefs: Vec<String> = v.dimids.iter().map(|&d| ds.dim_fqn(d)).collect();
-        let info = json!({ "dimrefs": dimrefs, "storage": storage });
+        let mut info = json!({ "dimrefs": dimrefs, "storage": storage });
+        if v.is_scalar() {
+            // netCDF-C 4.10 marks scalars with this key and crashes on a
+            // scalar without it; 4.9.x ignores it.
+            info["scalar"] = json!(1);
+        }
         z.insert("_nczarr_array".into(), info.clone());
         z.insert("_NCZARR_ARRAY".into(), info);
     }
@@ -707,8 +716,10 @@ mod tests {
         for bad in ["<c8", "<M8", "|V4", "", "<i", "<i3", "x"] {
             assert_eq!(parse_dtype(bad, false).unwrap_err().code(), NC_ENCZARR, "{bad}");
         }
-        assert_eq!(format_dtype(NC_BYTE, NC_ENDIAN_LITTLE, 0), "|i1");
-        assert_eq!(format_dtype(NC_INT, NC_ENDIAN_BIG, 0), ">i4");
-        assert_eq!(format_dtype(NC_STRING, NC_ENDIAN_LITTLE, 64), "|S64");
+        assert_eq!(format_dtype(NC_BYTE, NC_ENDIAN_LITTLE, 0, false), "|i1");
+        assert_eq!(format_dtype(NC_INT, NC_ENDIAN_BIG, 0, false), ">i4");
+        assert_eq!(format_dtype(NC_STRING, NC_ENDIAN_LITTLE, 64, false), "|S64");
+        assert_eq!(format_dtype(NC_CHAR, NC_ENDIAN_LITTLE, 0, false), ">S1");
+        assert_eq!(format_dtype(NC_CHAR, NC_ENDIAN_LITTLE, 0, true), "|S1");
     }
 }

@@ -1,0 +1,95 @@
+/* write_ours: writes the harness's datasets through nczarr-rs's netCDF API.
+ *
+ *   write_ours DIR
+ *
+ * DIR/ours_full.zarr      every atomic type, groups, scalar, char/string vars
+ * DIR/ours_portable.zarr  what netCDF-C 4.9.0 can read (no scalar, no char var)
+ * DIR/ours_zarr.zarr      the portable content in pure Zarr (mode=zarr) */
+#include <netcdf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define E(x) do { int r_ = (x); if (r_) { fprintf(stderr, "write_ours: %s:%d %s: %s\n", \
+    __FILE__, __LINE__, #x, nc_strerror(r_)); exit(1); } } while (0)
+
+static void common(int nc, int full) {
+    int x, y, z, d2[2], v, g, s, i, sub;
+    int ints[3] = {1, -2, 3};
+    short sh = -7;
+    float f = 0.1f;
+    double pi = 3.14159265358979323846;
+    unsigned long long u64 = 18446744073709551615ULL;
+    long long i64 = -9007199254740993LL;
+    int fill = -99;
+    float ffill = -1.5f;
+    E(nc_put_att_text(nc, NC_GLOBAL, "title", 21, "written by nczarr-rs"));
+    E(nc_put_att_int(nc, NC_GLOBAL, "ints", NC_INT, 3, ints));
+    E(nc_put_att_short(nc, NC_GLOBAL, "short", NC_SHORT, 1, &sh));
+    E(nc_put_att_float(nc, NC_GLOBAL, "f", NC_FLOAT, 1, &f));
+    E(nc_put_att_double(nc, NC_GLOBAL, "pi", NC_DOUBLE, 1, &pi));
+    E(nc_put_att_ulonglong(nc, NC_GLOBAL, "u64", NC_UINT64, 1, &u64));
+    E(nc_put_att_longlong(nc, NC_GLOBAL, "i64", NC_INT64, 1, &i64));
+    E(nc_def_dim(nc, "x", 4, &x));
+    E(nc_def_dim(nc, "y", 3, &y));
+    d2[0] = x; d2[1] = y;
+    E(nc_def_var(nc, "v", NC_INT, 2, d2, &v));
+    E(nc_def_var_fill(nc, v, 0, &fill));
+    E(nc_put_att_text(nc, v, "units", 1, "m"));
+    E(nc_def_var(nc, "temp", NC_FLOAT, 2, d2, &v));
+    E(nc_def_var_fill(nc, v, 0, &ffill));
+    E(nc_put_att_text(nc, v, "long_name", 11, "temperature"));
+    E(nc_def_var(nc, "d", NC_DOUBLE, 1, &y, &v));
+    E(nc_def_var(nc, "b", NC_BYTE, 1, &x, &v));
+    E(nc_def_var(nc, "ub", NC_UBYTE, 1, &x, &v));
+    E(nc_def_var(nc, "us", NC_USHORT, 2, d2, &v));
+    E(nc_def_var(nc, "ui", NC_UINT, 1, &x, &v));
+    E(nc_def_var(nc, "i8", NC_INT64, 1, &x, &v));
+    E(nc_def_var(nc, "u8", NC_UINT64, 1, &x, &v));
+    E(nc_def_var(nc, "nofill", NC_INT, 1, &x, &v));
+    E(nc_def_var_fill(nc, v, 1, NULL));
+    E(nc_def_var(nc, "chunked", NC_DOUBLE, 2, d2, &v));
+    {
+        size_t ch[2] = {2, 2};
+        E(nc_def_var_chunking(nc, v, NC_CHUNKED, ch));
+    }
+    E(nc_def_grp(nc, "g", &g));
+    E(nc_put_att_text(g, NC_GLOBAL, "comment", 15, "group attribute"));
+    E(nc_def_dim(g, "z", 5, &z));
+    d2[0] = z; d2[1] = x;
+    E(nc_def_var(g, "s", NC_SHORT, 2, d2, &s));
+    E(nc_put_att_text(g, s, "long_name", 10, "in a group"));
+    E(nc_def_grp(g, "deeper", &sub));
+    E(nc_def_var(sub, "w", NC_FLOAT, 1, &z, &i));
+    if (full) {
+        const char *tags[2] = {"alpha", "beta"};
+        E(nc_put_att_string(nc, NC_GLOBAL, "tags", 2, tags));
+        E(nc_def_var(nc, "scalar", NC_DOUBLE, 0, NULL, &v));
+        E(nc_put_att_text(nc, v, "units", 1, "s"));
+        E(nc_def_var(nc, "c", NC_CHAR, 1, &y, &v));
+        E(nc_def_var(nc, "str", NC_STRING, 1, &x, &v));
+        d2[0] = x; d2[1] = y;
+        E(nc_def_var(nc, "big", NC_FLOAT, 2, d2, &v));
+        E(nc_def_var_endian(nc, v, NC_ENDIAN_BIG));
+    }
+}
+
+int main(int argc, char **argv) {
+    char path[4096];
+    int nc;
+    if (argc != 2) { fprintf(stderr, "usage: write_ours DIR\n"); return 2; }
+    snprintf(path, sizeof path, "file://%s/ours_full.zarr#mode=nczarr,file", argv[1]);
+    E(nc_create(path, NC_CLOBBER | NC_NETCDF4, &nc));
+    common(nc, 1);
+    E(nc_close(nc));
+    snprintf(path, sizeof path, "file://%s/ours_portable.zarr#mode=nczarr,file", argv[1]);
+    E(nc_create(path, NC_CLOBBER | NC_NETCDF4, &nc));
+    common(nc, 0);
+    E(nc_close(nc));
+    snprintf(path, sizeof path, "file://%s/ours_zarr.zarr#mode=zarr,file", argv[1]);
+    E(nc_create(path, NC_CLOBBER | NC_NETCDF4, &nc));
+    common(nc, 0);
+    E(nc_close(nc));
+    printf("write_ours: wrote 3 datasets in %s\n", argv[1]);
+    return 0;
+}

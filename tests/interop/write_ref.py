@@ -1,0 +1,66 @@
+"""Writes the reference datasets of the interop harness with the real
+implementations: the netCDF4 wheel (netCDF-C 4.10.x NCZarr and pure Zarr),
+zarr-python 3 (zarr_format=2) and xarray (to_zarr, consolidated).
+
+Usage: write_ref.py OUTDIR"""
+import os
+import sys
+
+import netCDF4
+import numpy as np
+import xarray as xr
+import zarr
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+
+
+def netcdf4_dataset(path, mode):
+    ds = netCDF4.Dataset(f"file://{path}#mode={mode},file", "w", format="NETCDF4")
+    ds.title = "written by the netCDF4 wheel"
+    ds.setncattr("ints", np.array([1, -2, 3], dtype="i4"))
+    ds.setncattr("short", np.int16(-7))
+    ds.setncattr("pi", np.float64(np.pi))
+    ds.setncattr("f", np.float32(0.1))
+    ds.setncattr("u64", np.uint64(2**63 + 5))
+    ds.createDimension("x", 4)
+    ds.createDimension("y", 3)
+    v = ds.createVariable("v", "i4", ("x", "y"), fill_value=-99)
+    v.units = "m"
+    v.setncattr("scale_factor", np.float32(0.5))
+    ds.createVariable("d", "f8", ("y",))
+    ds.createVariable("b", "i1", ("x",))
+    ds.createVariable("u", "u2", ("x", "y"), chunksizes=(2, 3))
+    g = ds.createGroup("g")
+    g.createDimension("z", 5)
+    s = g.createVariable("s", "i2", ("z", "x"))
+    s.long_name = "in a group"
+    g.comment = "group attribute"
+    ds.close()
+
+
+netcdf4_dataset(f"{out}/wheel_nczarr.zarr", "nczarr")
+netcdf4_dataset(f"{out}/wheel_zarr.zarr", "zarr")
+
+# zarr-python 3, Zarr v2 format, no dimension names
+root = zarr.open_group(f"{out}/zarr_py.zarr", mode="w", zarr_format=2)
+root.attrs.update({"name": "zarr-python", "n": 3, "vals": [1.5, 2.5], "tags": ["a", "b"], "nested": {"k": [1, 2]}})
+a = root.create_array("temp", shape=(10, 20), chunks=(5, 10), dtype="f4", fill_value=-1.0)
+a.attrs["units"] = "K"
+root.create_array("count", shape=(20,), chunks=(20,), dtype="i8", fill_value=0)
+root.create_array("flag", shape=(10,), chunks=(10,), dtype="u1", fill_value=255)
+sub = root.create_group("sub")
+sub.create_array("w", shape=(7,), chunks=(3,), dtype="<u4", fill_value=1)
+sub.attrs["about"] = "subgroup"
+
+# xarray, consolidated metadata
+ds = xr.Dataset(
+    {
+        "temperature": (("time", "lat", "lon"), np.zeros((2, 3, 4), dtype="f4"), {"units": "degC"}),
+        "pressure": (("lat", "lon"), np.ones((3, 4), dtype="f8")),
+    },
+    coords={"lat": [10.0, 20.0, 30.0], "lon": np.arange(4, dtype="i4"), "time": np.array([0, 1], dtype="i8")},
+    attrs={"Conventions": "CF-1.8", "history": "written by xarray"},
+)
+ds.to_zarr(f"{out}/xarray.zarr", mode="w", zarr_format=2, consolidated=True)
+print("write_ref: wrote", sorted(os.listdir(out)))
