@@ -17,6 +17,11 @@ command -v cmake >/dev/null 2>&1 || apt_packages+=(cmake)
 command -v pkg-config >/dev/null 2>&1 || apt_packages+=(pkg-config)
 command -v cc >/dev/null 2>&1 || apt_packages+=(gcc)
 command -v c++ >/dev/null 2>&1 || apt_packages+=(g++)
+# The reference netCDF-C (4.9.0, with NCZarr) for the interop harness.
+command -v ncdump >/dev/null 2>&1 || apt_packages+=(netcdf-bin)
+[ -e /usr/include/netcdf.h ] || apt_packages+=(libnetcdf-dev)
+command -v python3 >/dev/null 2>&1 || apt_packages+=(python3)
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || apt_packages+=(python3-venv)
 
 if [ ${#apt_packages[@]} -gt 0 ]; then
   sudo=""
@@ -25,3 +30,13 @@ if [ ${#apt_packages[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${apt_packages[@]}" >/dev/null
 fi
+
+# Python reference implementations in a venv inside the repository.
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+venv=$repo_root/target/venv
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import netCDF4, zarr, xarray' >/dev/null 2>&1; then
+  echo "setup-deps: creating $venv (netCDF4, zarr, xarray)"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$repo_root/tests/interop/requirements.txt"
+fi
+export NCZARR_RS_PYTHON=$venv/bin/python

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of nczarr-rs from a fresh clone: installs what it needs,
 # runs the Rust tests, builds and installs the CMake package into
-# target/stage, then builds and runs the C tests with CTest against it.
+# target/stage, builds and runs the C tests with CTest against it, and runs
+# the interop harness against Debian's netCDF-C, the netCDF4 wheel, zarr and
+# xarray (tests/interop/run.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-deps.sh
@@ -23,3 +25,6 @@ rm -rf target/ctest
 cmake -S ctest -B target/ctest -DCMAKE_PREFIX_PATH="$stage" >/dev/null
 cmake --build target/ctest
 ctest --test-dir target/ctest --output-on-failure
+
+echo "== interop harness (tests/interop/run.sh)"
+PYTHON=$NCZARR_RS_PYTHON bash tests/interop/run.sh "$stage/lib"

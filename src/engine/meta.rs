@@ -34,6 +34,8 @@ pub struct DType {
     pub strlen: Option<usize>,
     /// `|J0`: a hidden JSON-valued NCZarr key (netCDF-C 4.9.3+).
     pub json: bool,
+    /// `<Un>` with n > 1: numpy's fixed-width UCS-4 strings.
+    pub ucs4: bool,
 }
 
 /// Parses a dtype (`<i4`, `>S1`, `|S16`, `<U1`, `|b1`, `|J0`, ...).
@@ -50,7 +52,7 @@ pub fn parse_dtype(s: &str, pure_zarr: bool) -> NcResult<DType> {
     };
     let kind = body.chars().next().ok_or_else(|| bad(format!("bad dtype {s:?}")))?;
     let size: usize = body[1..].parse().map_err(|_| bad(format!("bad dtype {s:?}")))?;
-    let plain = |t| Ok(DType { nctype: t, endian, strlen: None, json: false });
+    let plain = |t| Ok(DType { nctype: t, endian, strlen: None, json: false, ucs4: false });
     match (kind, size) {
         ('i', 1) => plain(NC_BYTE),
         ('u', 1) => plain(NC_UBYTE),
@@ -64,9 +66,11 @@ pub fn parse_dtype(s: &str, pure_zarr: bool) -> NcResult<DType> {
         ('f', 4) => plain(NC_FLOAT),
         ('f', 8) => plain(NC_DOUBLE),
         ('S', 1) if order == '>' && !pure_zarr => plain(NC_CHAR),
-        ('U', 1) if !pure_zarr => plain(NC_CHAR),
-        ('S', n) if n > 0 => Ok(DType { nctype: NC_STRING, endian, strlen: Some(n), json: false }),
-        ('J', 0) => Ok(DType { nctype: NC_CHAR, endian, strlen: None, json: true }),
+        // netCDF-C 4.9.0 wrote "<U1" for char, in NCZarr and pure Zarr alike.
+        ('U', 1) => plain(NC_CHAR),
+        ('S', n) if n > 0 => Ok(DType { nctype: NC_STRING, endian, strlen: Some(n), json: false, ucs4: false }),
+        ('U', n) if n > 0 => Ok(DType { nctype: NC_STRING, endian, strlen: Some(n), json: false, ucs4: true }),
+        ('J', 0) => Ok(DType { nctype: NC_CHAR, endian, strlen: None, json: true, ucs4: false }),
         _ => Err(bad(format!("unsupported dtype {s:?}"))),
     }
 }
@@ -686,6 +690,7 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
         order_f,
         codecs,
         dtype_strlen: dtype.strlen,
+        ucs4: dtype.ucs4,
         persisted: true,
         has_data: true,
     };
@@ -711,6 +716,9 @@ mod tests {
         assert_eq!(parse_dtype(">S1", true).unwrap().nctype, NC_STRING);
         assert_eq!(parse_dtype("|S1", false).unwrap().nctype, NC_STRING);
         assert_eq!(parse_dtype("<U1", false).unwrap().nctype, NC_CHAR);
+        assert_eq!(parse_dtype("<U1", true).unwrap().nctype, NC_CHAR);
+        let u = parse_dtype("<U8", true).unwrap();
+        assert!(u.nctype == NC_STRING && u.ucs4 && u.strlen == Some(8));
         assert_eq!(parse_dtype("|S16", false).unwrap().strlen, Some(16));
         assert!(parse_dtype("|J0", false).unwrap().json);
         for bad in ["<c8", "<M8", "|V4", "", "<i", "<i3", "x"] {

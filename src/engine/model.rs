@@ -65,8 +65,10 @@ pub struct Var {
     pub order_f: bool,
     /// Codec JSON of `filters` then `compressor`, as read.
     pub codecs: Vec<serde_json::Value>,
-    /// Fixed string width from the dtype (`|Sn`) when read.
+    /// Fixed string width from the dtype (`|Sn`, `<Un>`) when read.
     pub dtype_strlen: Option<usize>,
+    /// Strings stored as numpy UCS-4 (`<Un>`), 4 bytes per character.
+    pub ucs4: bool,
     /// Metadata of this variable has been persisted: chunking, endianness
     /// and fill mode can no longer change.
     pub persisted: bool,
@@ -379,6 +381,7 @@ impl Dataset {
             order_f: false,
             codecs: vec![],
             dtype_strlen: None,
+            ucs4: false,
             persisted: false,
             has_data: false,
         };
