@@ -412,13 +412,26 @@ struct PendingVar {
 }
 
 /// Reads a dataset's metadata into a new [`Dataset`].
-pub fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, xarray: bool, force_pure: bool) -> NcResult<Dataset> {
+///
+/// A consolidated `.zmetadata` is used in place of the individual objects
+/// when `use_consolidated` is set (`mode=consolidated`, as in netCDF-C 4.10)
+/// or when the store has no root `.zgroup` object of its own. Otherwise the
+/// objects themselves are read, so a stale `.zmetadata` never hides data.
+pub fn read_dataset(
+    store: Arc<dyn Store>,
+    path: &str,
+    mode: i32,
+    xarray: bool,
+    force_pure: bool,
+    use_consolidated: bool,
+) -> NcResult<Dataset> {
     let root = StoreKey::root();
     let mut r = Reader { store: store.clone(), consolidated: None, pure_zarr: false, layout: Layout::V2, xarray, seen: HashMap::new() };
 
     let zmeta_key = root.child(".zmetadata")?;
     let has_zmetadata = store.size(&zmeta_key)?.is_some();
-    if has_zmetadata {
+    let has_root_group = store.size(&root.child(".zgroup")?)?.is_some();
+    if has_zmetadata && (use_consolidated || !has_root_group) {
         if let Ok(Some(Value::Object(doc))) = r.get(&zmeta_key) {
             if let Some(Value::Object(meta)) = doc.get("metadata") {
                 if !meta.is_empty() {
@@ -428,7 +441,7 @@ pub fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, xarray: bool, 
         }
     }
 
-    let v1 = !has_zmetadata && store.size(&root.child(".nczarr")?)?.is_some();
+    let v1 = r.consolidated.is_none() && store.size(&root.child(".nczarr")?)?.is_some();
     let zgroup = r.get_object(&root.child(".zgroup")?)?;
     let zattrs = r.get_object(&root.child(".zattrs")?)?;
     if zgroup.is_none() && !v1 {

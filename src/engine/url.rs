@@ -34,6 +34,8 @@ pub struct DatasetUrl {
     pub pure_zarr: bool,
     /// XArray `_ARRAY_DIMENSIONS` are written and used (not with `noxarray`).
     pub xarray: bool,
+    /// `mode=consolidated`: read metadata from `.zmetadata` (netCDF-C 4.10).
+    pub consolidated: bool,
     /// The merged, de-duplicated `mode` list.
     pub modes: Vec<String>,
 }
@@ -58,6 +60,7 @@ pub fn parse(path: &str) -> NcResult<DatasetUrl> {
             location: path.to_string(),
             pure_zarr: false,
             xarray: true,
+            consolidated: false,
             modes: vec!["nczarr".into(), "file".into()],
         });
     };
@@ -79,7 +82,7 @@ pub fn parse(path: &str) -> NcResult<DatasetUrl> {
             ("s3", None) => ["s3", "nczarr"].iter().for_each(|m| push_unique(&mut modes, m)),
             ("xarray", None) => push_unique(&mut modes, "zarr"),
             ("noxarray", None) => ["nczarr", "noxarray"].iter().for_each(|m| push_unique(&mut modes, m)),
-            ("file", None) | ("zip", None) | ("nczarr", None) => push_unique(&mut modes, &key),
+            ("file", None) | ("zip", None) | ("nczarr", None) | ("consolidated", None) => push_unique(&mut modes, &key),
             _ => {} // log, show, aws.profile, aws.region, consolidated, ...
         }
     }
@@ -117,6 +120,7 @@ pub fn parse(path: &str) -> NcResult<DatasetUrl> {
     };
     let pure_zarr = has("zarr");
     let xarray = !has("noxarray");
+    let consolidated = has("consolidated");
     if !has("nczarr") {
         push_unique(&mut modes, "nczarr");
     }
@@ -130,7 +134,7 @@ pub fn parse(path: &str) -> NcResult<DatasetUrl> {
         Storage::Memory => base["mem://".len()..].to_string(),
         _ => base.to_string(),
     };
-    Ok(DatasetUrl { storage, location, pure_zarr, xarray, modes })
+    Ok(DatasetUrl { storage, location, pure_zarr, xarray, consolidated, modes })
 }
 
 #[cfg(test)]
@@ -149,6 +153,7 @@ mod tests {
         assert!(u.pure_zarr);
         let u = parse("file:///tmp/x#MODE=ZARR,FILE").unwrap();
         assert!(u.pure_zarr);
+        assert!(parse("file:///x#mode=zarr,consolidated").unwrap().consolidated);
         let u = parse("/plain/path.zarr").unwrap();
         assert_eq!((u.storage, u.pure_zarr), (Storage::File, false));
         let u = parse("mem://abc#mode=zarr").unwrap();
