@@ -12,7 +12,7 @@ root=$PWD
 stage=$root/target/stage
 
 echo "== cargo test"
-cargo test --release --locked
+NCZARR_RS_FUZZ_SECONDS=${NCZARR_RS_FUZZ_SECONDS:-20} cargo test --release --locked
 
 echo "== CMake package: build and install into $stage"
 rm -rf "$stage"

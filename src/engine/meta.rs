@@ -50,8 +50,9 @@ pub fn parse_dtype(s: &str, pure_zarr: bool) -> NcResult<DType> {
         '<' => NC_ENDIAN_LITTLE,
         _ => native_endian(),
     };
-    let kind = body.chars().next().ok_or_else(|| bad(format!("bad dtype {s:?}")))?;
-    let size: usize = body[1..].parse().map_err(|_| bad(format!("bad dtype {s:?}")))?;
+    let mut chars = body.chars();
+    let kind = chars.next().ok_or_else(|| bad(format!("bad dtype {s:?}")))?;
+    let size: usize = chars.as_str().parse().map_err(|_| bad(format!("bad dtype {s:?}")))?;
     let plain = |t| Ok(DType { nctype: t, endian, strlen: None, json: false, ucs4: false });
     match (kind, size) {
         ('i', 1) => plain(NC_BYTE),
@@ -734,7 +735,8 @@ mod tests {
         assert!(u.nctype == NC_STRING && u.ucs4 && u.strlen == Some(8));
         assert_eq!(parse_dtype("|S16", false).unwrap().strlen, Some(16));
         assert!(parse_dtype("|J0", false).unwrap().json);
-        for bad in ["<c8", "<M8", "|V4", "", "<i", "<i3", "x"] {
+        // "ā" and "<ā1": found by tests/fuzz_metadata.rs (a slice inside a character).
+        for bad in ["<c8", "<M8", "|V4", "", "<i", "<i3", "x", "ā", "<ā1", "<iā", "\u{1}"] {
             assert_eq!(parse_dtype(bad, false).unwrap_err().code(), NC_ENCZARR, "{bad}");
         }
         assert_eq!(format_dtype(NC_BYTE, NC_ENDIAN_LITTLE, 0, false), "|i1");
