@@ -37,6 +37,6 @@ venv=$repo_root/target/venv
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import netCDF4, zarr, xarray' >/dev/null 2>&1; then
   echo "setup-deps: creating $venv (netCDF4, zarr, xarray)"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check -r "$repo_root/tests/interop/requirements.txt"
+  "$venv/bin/pip" install -q --no-cache-dir --disable-pip-version-check -r "$repo_root/tests/interop/requirements.txt"
 fi
 export NCZARR_RS_PYTHON=$venv/bin/python
