@@ -469,6 +469,11 @@
 #define DEFAULT_MAXSTRLEN 128
 
 /**
+ * Cache settings (netCDF's size, number of elements and preemption).
+ */
+typedef struct CacheConfig CacheConfig;
+
+/**
  * netCDF type id.
  */
 typedef int nc_type;
@@ -487,6 +492,8 @@ typedef unsigned long long size64_t;
  * Feature flags of a map implementation.
  */
 typedef size64_t NCZM_FEATURES;
+
+
 
 #define NC_NAT 0
 
@@ -864,6 +871,1405 @@ int nc_copy_att(int ncid_in, int varid_in, const char *name, int ncid_out, int v
  * `function_name` is NULL or a NUL-terminated string.
  */
 int nczarr_rs_test_inject_panic(const char *function_name);
+
+/**
+ * Untyped: the memory holds values of the variable's own type.
+ *
+ * # Safety
+ * The index arrays hold one entry per dimension (or are NULL where netCDF
+ * allows it); the data pointer is valid for the slab.
+ */
+int nc_put_var1(int ncid, int varid, const size_t *indexp, const void *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var1`.
+ */
+int nc_put_var1_text(int ncid, int varid, const size_t *indexp, const char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var1`.
+ */
+int nc_put_var1_schar(int ncid, int varid, const size_t *indexp, const signed char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var1`.
+ */
+int nc_put_var1_uchar(int ncid, int varid, const size_t *indexp, const unsigned char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var1`.
+ */
+int nc_put_var1_short(int ncid, int varid, const size_t *indexp, const short *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var1`.
+ */
+int nc_put_var1_int(int ncid, int varid, const size_t *indexp, const int *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var1`.
+ */
+int nc_put_var1_long(int ncid, int varid, const size_t *indexp, const long *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var1`.
+ */
+int nc_put_var1_float(int ncid, int varid, const size_t *indexp, const float *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var1`.
+ */
+int nc_put_var1_double(int ncid, int varid, const size_t *indexp, const double *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var1`.
+ */
+int nc_put_var1_ubyte(int ncid, int varid, const size_t *indexp, const unsigned char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var1`.
+ */
+int nc_put_var1_ushort(int ncid, int varid, const size_t *indexp, const unsigned short *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var1`.
+ */
+int nc_put_var1_uint(int ncid, int varid, const size_t *indexp, const unsigned int *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var1`.
+ */
+int nc_put_var1_longlong(int ncid, int varid, const size_t *indexp, const long long *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var1`.
+ */
+int nc_put_var1_ulonglong(int ncid, int varid, const size_t *indexp, const unsigned long long *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var1`.
+ */
+int nc_put_var1_string(int ncid, int varid, const size_t *indexp, const char **op);
+
+/**
+ * Untyped: the memory holds values of the variable's own type.
+ *
+ * # Safety
+ * The index arrays hold one entry per dimension (or are NULL where netCDF
+ * allows it); the data pointer is valid for the slab.
+ */
+int nc_get_var1(int ncid, int varid, const size_t *indexp, void *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var1`.
+ */
+int nc_get_var1_text(int ncid, int varid, const size_t *indexp, char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var1`.
+ */
+int nc_get_var1_schar(int ncid, int varid, const size_t *indexp, signed char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var1`.
+ */
+int nc_get_var1_uchar(int ncid, int varid, const size_t *indexp, unsigned char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var1`.
+ */
+int nc_get_var1_short(int ncid, int varid, const size_t *indexp, short *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var1`.
+ */
+int nc_get_var1_int(int ncid, int varid, const size_t *indexp, int *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var1`.
+ */
+int nc_get_var1_long(int ncid, int varid, const size_t *indexp, long *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var1`.
+ */
+int nc_get_var1_float(int ncid, int varid, const size_t *indexp, float *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var1`.
+ */
+int nc_get_var1_double(int ncid, int varid, const size_t *indexp, double *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var1`.
+ */
+int nc_get_var1_ubyte(int ncid, int varid, const size_t *indexp, unsigned char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var1`.
+ */
+int nc_get_var1_ushort(int ncid, int varid, const size_t *indexp, unsigned short *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var1`.
+ */
+int nc_get_var1_uint(int ncid, int varid, const size_t *indexp, unsigned int *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var1`.
+ */
+int nc_get_var1_longlong(int ncid, int varid, const size_t *indexp, long long *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var1`.
+ */
+int nc_get_var1_ulonglong(int ncid, int varid, const size_t *indexp, unsigned long long *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var1`.
+ */
+int nc_get_var1_string(int ncid, int varid, const size_t *indexp, char **ip);
+
+/**
+ * Untyped: the memory holds values of the variable's own type.
+ *
+ * # Safety
+ * The index arrays hold one entry per dimension (or are NULL where netCDF
+ * allows it); the data pointer is valid for the slab.
+ */
+int nc_put_vara(int ncid, int varid, const size_t *startp, const size_t *countp, const void *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vara`.
+ */
+int nc_put_vara_text(int ncid,
+                     int varid,
+                     const size_t *startp,
+                     const size_t *countp,
+                     const char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vara`.
+ */
+int nc_put_vara_schar(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const signed char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vara`.
+ */
+int nc_put_vara_uchar(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const unsigned char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vara`.
+ */
+int nc_put_vara_short(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const short *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vara`.
+ */
+int nc_put_vara_int(int ncid, int varid, const size_t *startp, const size_t *countp, const int *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vara`.
+ */
+int nc_put_vara_long(int ncid,
+                     int varid,
+                     const size_t *startp,
+                     const size_t *countp,
+                     const long *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vara`.
+ */
+int nc_put_vara_float(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const float *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vara`.
+ */
+int nc_put_vara_double(int ncid,
+                       int varid,
+                       const size_t *startp,
+                       const size_t *countp,
+                       const double *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vara`.
+ */
+int nc_put_vara_ubyte(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const unsigned char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vara`.
+ */
+int nc_put_vara_ushort(int ncid,
+                       int varid,
+                       const size_t *startp,
+                       const size_t *countp,
+                       const unsigned short *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vara`.
+ */
+int nc_put_vara_uint(int ncid,
+                     int varid,
+                     const size_t *startp,
+                     const size_t *countp,
+                     const unsigned int *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vara`.
+ */
+int nc_put_vara_longlong(int ncid,
+                         int varid,
+                         const size_t *startp,
+                         const size_t *countp,
+                         const long long *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vara`.
+ */
+int nc_put_vara_ulonglong(int ncid,
+                          int varid,
+                          const size_t *startp,
+                          const size_t *countp,
+                          const unsigned long long *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vara`.
+ */
+int nc_put_vara_string(int ncid,
+                       int varid,
+                       const size_t *startp,
+                       const size_t *countp,
+                       const char **op);
+
+/**
+ * Untyped: the memory holds values of the variable's own type.
+ *
+ * # Safety
+ * The index arrays hold one entry per dimension (or are NULL where netCDF
+ * allows it); the data pointer is valid for the slab.
+ */
+int nc_get_vara(int ncid, int varid, const size_t *startp, const size_t *countp, void *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vara`.
+ */
+int nc_get_vara_text(int ncid, int varid, const size_t *startp, const size_t *countp, char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vara`.
+ */
+int nc_get_vara_schar(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      signed char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vara`.
+ */
+int nc_get_vara_uchar(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      unsigned char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vara`.
+ */
+int nc_get_vara_short(int ncid, int varid, const size_t *startp, const size_t *countp, short *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vara`.
+ */
+int nc_get_vara_int(int ncid, int varid, const size_t *startp, const size_t *countp, int *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vara`.
+ */
+int nc_get_vara_long(int ncid, int varid, const size_t *startp, const size_t *countp, long *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vara`.
+ */
+int nc_get_vara_float(int ncid, int varid, const size_t *startp, const size_t *countp, float *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vara`.
+ */
+int nc_get_vara_double(int ncid, int varid, const size_t *startp, const size_t *countp, double *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vara`.
+ */
+int nc_get_vara_ubyte(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      unsigned char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vara`.
+ */
+int nc_get_vara_ushort(int ncid,
+                       int varid,
+                       const size_t *startp,
+                       const size_t *countp,
+                       unsigned short *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vara`.
+ */
+int nc_get_vara_uint(int ncid,
+                     int varid,
+                     const size_t *startp,
+                     const size_t *countp,
+                     unsigned int *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vara`.
+ */
+int nc_get_vara_longlong(int ncid,
+                         int varid,
+                         const size_t *startp,
+                         const size_t *countp,
+                         long long *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vara`.
+ */
+int nc_get_vara_ulonglong(int ncid,
+                          int varid,
+                          const size_t *startp,
+                          const size_t *countp,
+                          unsigned long long *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vara`.
+ */
+int nc_get_vara_string(int ncid, int varid, const size_t *startp, const size_t *countp, char **ip);
+
+/**
+ * Untyped: the memory holds values of the variable's own type.
+ *
+ * # Safety
+ * The index arrays hold one entry per dimension (or are NULL where netCDF
+ * allows it); the data pointer is valid for the slab.
+ */
+int nc_put_vars(int ncid,
+                int varid,
+                const size_t *startp,
+                const size_t *countp,
+                const ptrdiff_t *stridep,
+                const void *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vars`.
+ */
+int nc_put_vars_text(int ncid,
+                     int varid,
+                     const size_t *startp,
+                     const size_t *countp,
+                     const ptrdiff_t *stridep,
+                     const char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vars`.
+ */
+int nc_put_vars_schar(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      const signed char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vars`.
+ */
+int nc_put_vars_uchar(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      const unsigned char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vars`.
+ */
+int nc_put_vars_short(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      const short *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vars`.
+ */
+int nc_put_vars_int(int ncid,
+                    int varid,
+                    const size_t *startp,
+                    const size_t *countp,
+                    const ptrdiff_t *stridep,
+                    const int *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vars`.
+ */
+int nc_put_vars_long(int ncid,
+                     int varid,
+                     const size_t *startp,
+                     const size_t *countp,
+                     const ptrdiff_t *stridep,
+                     const long *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vars`.
+ */
+int nc_put_vars_float(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      const float *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vars`.
+ */
+int nc_put_vars_double(int ncid,
+                       int varid,
+                       const size_t *startp,
+                       const size_t *countp,
+                       const ptrdiff_t *stridep,
+                       const double *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vars`.
+ */
+int nc_put_vars_ubyte(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      const unsigned char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vars`.
+ */
+int nc_put_vars_ushort(int ncid,
+                       int varid,
+                       const size_t *startp,
+                       const size_t *countp,
+                       const ptrdiff_t *stridep,
+                       const unsigned short *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vars`.
+ */
+int nc_put_vars_uint(int ncid,
+                     int varid,
+                     const size_t *startp,
+                     const size_t *countp,
+                     const ptrdiff_t *stridep,
+                     const unsigned int *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vars`.
+ */
+int nc_put_vars_longlong(int ncid,
+                         int varid,
+                         const size_t *startp,
+                         const size_t *countp,
+                         const ptrdiff_t *stridep,
+                         const long long *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vars`.
+ */
+int nc_put_vars_ulonglong(int ncid,
+                          int varid,
+                          const size_t *startp,
+                          const size_t *countp,
+                          const ptrdiff_t *stridep,
+                          const unsigned long long *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_vars`.
+ */
+int nc_put_vars_string(int ncid,
+                       int varid,
+                       const size_t *startp,
+                       const size_t *countp,
+                       const ptrdiff_t *stridep,
+                       const char **op);
+
+/**
+ * Untyped: the memory holds values of the variable's own type.
+ *
+ * # Safety
+ * The index arrays hold one entry per dimension (or are NULL where netCDF
+ * allows it); the data pointer is valid for the slab.
+ */
+int nc_get_vars(int ncid,
+                int varid,
+                const size_t *startp,
+                const size_t *countp,
+                const ptrdiff_t *stridep,
+                void *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vars`.
+ */
+int nc_get_vars_text(int ncid,
+                     int varid,
+                     const size_t *startp,
+                     const size_t *countp,
+                     const ptrdiff_t *stridep,
+                     char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vars`.
+ */
+int nc_get_vars_schar(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      signed char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vars`.
+ */
+int nc_get_vars_uchar(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      unsigned char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vars`.
+ */
+int nc_get_vars_short(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      short *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vars`.
+ */
+int nc_get_vars_int(int ncid,
+                    int varid,
+                    const size_t *startp,
+                    const size_t *countp,
+                    const ptrdiff_t *stridep,
+                    int *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vars`.
+ */
+int nc_get_vars_long(int ncid,
+                     int varid,
+                     const size_t *startp,
+                     const size_t *countp,
+                     const ptrdiff_t *stridep,
+                     long *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vars`.
+ */
+int nc_get_vars_float(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      float *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vars`.
+ */
+int nc_get_vars_double(int ncid,
+                       int varid,
+                       const size_t *startp,
+                       const size_t *countp,
+                       const ptrdiff_t *stridep,
+                       double *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vars`.
+ */
+int nc_get_vars_ubyte(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      unsigned char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vars`.
+ */
+int nc_get_vars_ushort(int ncid,
+                       int varid,
+                       const size_t *startp,
+                       const size_t *countp,
+                       const ptrdiff_t *stridep,
+                       unsigned short *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vars`.
+ */
+int nc_get_vars_uint(int ncid,
+                     int varid,
+                     const size_t *startp,
+                     const size_t *countp,
+                     const ptrdiff_t *stridep,
+                     unsigned int *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vars`.
+ */
+int nc_get_vars_longlong(int ncid,
+                         int varid,
+                         const size_t *startp,
+                         const size_t *countp,
+                         const ptrdiff_t *stridep,
+                         long long *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vars`.
+ */
+int nc_get_vars_ulonglong(int ncid,
+                          int varid,
+                          const size_t *startp,
+                          const size_t *countp,
+                          const ptrdiff_t *stridep,
+                          unsigned long long *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_vars`.
+ */
+int nc_get_vars_string(int ncid,
+                       int varid,
+                       const size_t *startp,
+                       const size_t *countp,
+                       const ptrdiff_t *stridep,
+                       char **ip);
+
+/**
+ * Untyped: the memory holds values of the variable's own type.
+ *
+ * # Safety
+ * The index arrays hold one entry per dimension (or are NULL where netCDF
+ * allows it); the data pointer is valid for the slab.
+ */
+int nc_put_varm(int ncid,
+                int varid,
+                const size_t *startp,
+                const size_t *countp,
+                const ptrdiff_t *stridep,
+                const ptrdiff_t *imapp,
+                const void *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_varm`.
+ */
+int nc_put_varm_text(int ncid,
+                     int varid,
+                     const size_t *startp,
+                     const size_t *countp,
+                     const ptrdiff_t *stridep,
+                     const ptrdiff_t *imapp,
+                     const char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_varm`.
+ */
+int nc_put_varm_schar(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      const ptrdiff_t *imapp,
+                      const signed char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_varm`.
+ */
+int nc_put_varm_uchar(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      const ptrdiff_t *imapp,
+                      const unsigned char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_varm`.
+ */
+int nc_put_varm_short(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      const ptrdiff_t *imapp,
+                      const short *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_varm`.
+ */
+int nc_put_varm_int(int ncid,
+                    int varid,
+                    const size_t *startp,
+                    const size_t *countp,
+                    const ptrdiff_t *stridep,
+                    const ptrdiff_t *imapp,
+                    const int *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_varm`.
+ */
+int nc_put_varm_long(int ncid,
+                     int varid,
+                     const size_t *startp,
+                     const size_t *countp,
+                     const ptrdiff_t *stridep,
+                     const ptrdiff_t *imapp,
+                     const long *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_varm`.
+ */
+int nc_put_varm_float(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      const ptrdiff_t *imapp,
+                      const float *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_varm`.
+ */
+int nc_put_varm_double(int ncid,
+                       int varid,
+                       const size_t *startp,
+                       const size_t *countp,
+                       const ptrdiff_t *stridep,
+                       const ptrdiff_t *imapp,
+                       const double *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_varm`.
+ */
+int nc_put_varm_ubyte(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      const ptrdiff_t *imapp,
+                      const unsigned char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_varm`.
+ */
+int nc_put_varm_ushort(int ncid,
+                       int varid,
+                       const size_t *startp,
+                       const size_t *countp,
+                       const ptrdiff_t *stridep,
+                       const ptrdiff_t *imapp,
+                       const unsigned short *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_varm`.
+ */
+int nc_put_varm_uint(int ncid,
+                     int varid,
+                     const size_t *startp,
+                     const size_t *countp,
+                     const ptrdiff_t *stridep,
+                     const ptrdiff_t *imapp,
+                     const unsigned int *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_varm`.
+ */
+int nc_put_varm_longlong(int ncid,
+                         int varid,
+                         const size_t *startp,
+                         const size_t *countp,
+                         const ptrdiff_t *stridep,
+                         const ptrdiff_t *imapp,
+                         const long long *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_varm`.
+ */
+int nc_put_varm_ulonglong(int ncid,
+                          int varid,
+                          const size_t *startp,
+                          const size_t *countp,
+                          const ptrdiff_t *stridep,
+                          const ptrdiff_t *imapp,
+                          const unsigned long long *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_varm`.
+ */
+int nc_put_varm_string(int ncid,
+                       int varid,
+                       const size_t *startp,
+                       const size_t *countp,
+                       const ptrdiff_t *stridep,
+                       const ptrdiff_t *imapp,
+                       const char **op);
+
+/**
+ * Untyped: the memory holds values of the variable's own type.
+ *
+ * # Safety
+ * The index arrays hold one entry per dimension (or are NULL where netCDF
+ * allows it); the data pointer is valid for the slab.
+ */
+int nc_get_varm(int ncid,
+                int varid,
+                const size_t *startp,
+                const size_t *countp,
+                const ptrdiff_t *stridep,
+                const ptrdiff_t *imapp,
+                void *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_varm`.
+ */
+int nc_get_varm_text(int ncid,
+                     int varid,
+                     const size_t *startp,
+                     const size_t *countp,
+                     const ptrdiff_t *stridep,
+                     const ptrdiff_t *imapp,
+                     char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_varm`.
+ */
+int nc_get_varm_schar(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      const ptrdiff_t *imapp,
+                      signed char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_varm`.
+ */
+int nc_get_varm_uchar(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      const ptrdiff_t *imapp,
+                      unsigned char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_varm`.
+ */
+int nc_get_varm_short(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      const ptrdiff_t *imapp,
+                      short *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_varm`.
+ */
+int nc_get_varm_int(int ncid,
+                    int varid,
+                    const size_t *startp,
+                    const size_t *countp,
+                    const ptrdiff_t *stridep,
+                    const ptrdiff_t *imapp,
+                    int *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_varm`.
+ */
+int nc_get_varm_long(int ncid,
+                     int varid,
+                     const size_t *startp,
+                     const size_t *countp,
+                     const ptrdiff_t *stridep,
+                     const ptrdiff_t *imapp,
+                     long *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_varm`.
+ */
+int nc_get_varm_float(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      const ptrdiff_t *imapp,
+                      float *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_varm`.
+ */
+int nc_get_varm_double(int ncid,
+                       int varid,
+                       const size_t *startp,
+                       const size_t *countp,
+                       const ptrdiff_t *stridep,
+                       const ptrdiff_t *imapp,
+                       double *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_varm`.
+ */
+int nc_get_varm_ubyte(int ncid,
+                      int varid,
+                      const size_t *startp,
+                      const size_t *countp,
+                      const ptrdiff_t *stridep,
+                      const ptrdiff_t *imapp,
+                      unsigned char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_varm`.
+ */
+int nc_get_varm_ushort(int ncid,
+                       int varid,
+                       const size_t *startp,
+                       const size_t *countp,
+                       const ptrdiff_t *stridep,
+                       const ptrdiff_t *imapp,
+                       unsigned short *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_varm`.
+ */
+int nc_get_varm_uint(int ncid,
+                     int varid,
+                     const size_t *startp,
+                     const size_t *countp,
+                     const ptrdiff_t *stridep,
+                     const ptrdiff_t *imapp,
+                     unsigned int *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_varm`.
+ */
+int nc_get_varm_longlong(int ncid,
+                         int varid,
+                         const size_t *startp,
+                         const size_t *countp,
+                         const ptrdiff_t *stridep,
+                         const ptrdiff_t *imapp,
+                         long long *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_varm`.
+ */
+int nc_get_varm_ulonglong(int ncid,
+                          int varid,
+                          const size_t *startp,
+                          const size_t *countp,
+                          const ptrdiff_t *stridep,
+                          const ptrdiff_t *imapp,
+                          unsigned long long *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_varm`.
+ */
+int nc_get_varm_string(int ncid,
+                       int varid,
+                       const size_t *startp,
+                       const size_t *countp,
+                       const ptrdiff_t *stridep,
+                       const ptrdiff_t *imapp,
+                       char **ip);
+
+/**
+ * Untyped: the memory holds values of the variable's own type.
+ *
+ * # Safety
+ * The index arrays hold one entry per dimension (or are NULL where netCDF
+ * allows it); the data pointer is valid for the slab.
+ */
+int nc_put_var(int ncid, int varid, const void *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var`.
+ */
+int nc_put_var_text(int ncid, int varid, const char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var`.
+ */
+int nc_put_var_schar(int ncid, int varid, const signed char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var`.
+ */
+int nc_put_var_uchar(int ncid, int varid, const unsigned char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var`.
+ */
+int nc_put_var_short(int ncid, int varid, const short *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var`.
+ */
+int nc_put_var_int(int ncid, int varid, const int *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var`.
+ */
+int nc_put_var_long(int ncid, int varid, const long *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var`.
+ */
+int nc_put_var_float(int ncid, int varid, const float *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var`.
+ */
+int nc_put_var_double(int ncid, int varid, const double *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var`.
+ */
+int nc_put_var_ubyte(int ncid, int varid, const unsigned char *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var`.
+ */
+int nc_put_var_ushort(int ncid, int varid, const unsigned short *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var`.
+ */
+int nc_put_var_uint(int ncid, int varid, const unsigned int *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var`.
+ */
+int nc_put_var_longlong(int ncid, int varid, const long long *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var`.
+ */
+int nc_put_var_ulonglong(int ncid, int varid, const unsigned long long *op);
+
+/**
+ * # Safety
+ * As the untyped `nc_put_var`.
+ */
+int nc_put_var_string(int ncid, int varid, const char **op);
+
+/**
+ * Untyped: the memory holds values of the variable's own type.
+ *
+ * # Safety
+ * The index arrays hold one entry per dimension (or are NULL where netCDF
+ * allows it); the data pointer is valid for the slab.
+ */
+int nc_get_var(int ncid, int varid, void *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var`.
+ */
+int nc_get_var_text(int ncid, int varid, char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var`.
+ */
+int nc_get_var_schar(int ncid, int varid, signed char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var`.
+ */
+int nc_get_var_uchar(int ncid, int varid, unsigned char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var`.
+ */
+int nc_get_var_short(int ncid, int varid, short *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var`.
+ */
+int nc_get_var_int(int ncid, int varid, int *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var`.
+ */
+int nc_get_var_long(int ncid, int varid, long *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var`.
+ */
+int nc_get_var_float(int ncid, int varid, float *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var`.
+ */
+int nc_get_var_double(int ncid, int varid, double *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var`.
+ */
+int nc_get_var_ubyte(int ncid, int varid, unsigned char *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var`.
+ */
+int nc_get_var_ushort(int ncid, int varid, unsigned short *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var`.
+ */
+int nc_get_var_uint(int ncid, int varid, unsigned int *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var`.
+ */
+int nc_get_var_longlong(int ncid, int varid, long long *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var`.
+ */
+int nc_get_var_ulonglong(int ncid, int varid, unsigned long long *ip);
+
+/**
+ * # Safety
+ * As the untyped `nc_get_var`.
+ */
+int nc_get_var_string(int ncid, int varid, char **ip);
+
+/**
+ * Default chunk cache of variables in datasets opened or created later.
+ */
+int nc_set_chunk_cache(size_t size, size_t nelems, float preemption);
+
+/**
+ * # Safety
+ * Outputs are NULL or valid.
+ */
+int nc_get_chunk_cache(size_t *sizep, size_t *nelemsp, float *preemptionp);
+
+/**
+ * `nc_set_chunk_cache` with `int` arguments; preemption in percent.
+ */
+int nc_set_chunk_cache_ints(int size, int nelems, int preemption);
+
+/**
+ * # Safety
+ * Outputs are NULL or valid.
+ */
+int nc_get_chunk_cache_ints(int *sizep, int *nelemsp, int *preemptionp);
+
+/**
+ * The chunk cache of one variable; shrinking it writes evicted chunks.
+ */
+int nc_set_var_chunk_cache(int ncid, int varid, size_t size, size_t nelems, float preemption);
+
+/**
+ * # Safety
+ * Outputs are NULL or valid.
+ */
+int nc_get_var_chunk_cache(int ncid, int varid, size_t *sizep, size_t *nelemsp, float *preemptionp);
+
+int nc_set_var_chunk_cache_ints(int ncid, int varid, int size, int nelems, int preemption);
+
+/**
+ * # Safety
+ * Outputs are NULL or valid.
+ */
+int nc_get_var_chunk_cache_ints(int ncid, int varid, int *sizep, int *nelemsp, int *preemptionp);
+
+/**
+ * Frees what the library allocated inside `count` values of `xtypeid`
+ * (for `NC_STRING`, each string; atomic types own nothing). The array
+ * itself stays the caller's.
+ *
+ * # Safety
+ * `memory` is NULL or holds `count` values of `xtypeid`.
+ */
+int nc_reclaim_data(int ncid, nc_type xtypeid, void *memory, size_t count);
+
+/**
+ * `nc_reclaim_data`, then frees the array itself.
+ *
+ * # Safety
+ * `memory` is NULL or a `malloc`ed array of `count` values of `xtypeid`.
+ */
+int nc_reclaim_data_all(int ncid, nc_type xtypeid, void *memory, size_t count);
 
 /**
  * Creates a dataset (NCZarr; see README for paths and URL modes).

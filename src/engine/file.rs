@@ -97,6 +97,7 @@ impl Dataset {
             }
             self.define_mode = false;
         }
+        self.flush_chunks()?;
         meta::write_metadata(self)?;
         self.store.flush()?;
         Ok(())
@@ -106,6 +107,7 @@ impl Dataset {
     pub fn close(&mut self) -> NcResult<()> {
         if self.writable {
             self.define_mode = false;
+            self.flush_chunks()?;
             meta::write_metadata(self)?;
             self.store.flush()?;
         }

@@ -375,6 +375,9 @@ fn attr_types(zattrs: &Map<String, Value>, v1: Option<&Value>) -> HashMap<String
 }
 
 fn is_hidden_key(name: &str, xarray: bool) -> bool {
+    if super::names::USER_NCZARR_ATTS.contains(&name) {
+        return false;
+    }
     name.starts_with("_nczarr_") || name.starts_with("_NCZARR_") || (xarray && name == "_ARRAY_DIMENSIONS")
 }
 
@@ -707,6 +710,7 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
         ucs4: dtype.ucs4,
         persisted: true,
         has_data: true,
+        cache: Arc::new(super::cache::ChunkCache::new(super::cache::defaults())),
     };
     ds.groups[gid].vars.push(v);
     Ok(())

@@ -3,7 +3,10 @@
 //! Nothing in here knows about C: no raw pointers, no `extern "C"`. The
 //! `ffi` layer translates C calls into calls on this module.
 
+pub mod cache;
 pub mod consts;
+pub mod convert;
+pub mod data;
 pub mod error;
 pub mod file;
 pub mod json;

@@ -74,6 +74,8 @@ pub struct Var {
     pub persisted: bool,
     /// Data has been written (fill value can no longer change).
     pub has_data: bool,
+    /// Decoded chunks of this variable (shared with clones of the model).
+    pub cache: Arc<super::cache::ChunkCache>,
 }
 
 impl Var {
@@ -384,6 +386,7 @@ impl Dataset {
             ucs4: false,
             persisted: false,
             has_data: false,
+            cache: Arc::new(super::cache::ChunkCache::new(super::cache::defaults())),
         };
         var.chunks = default_chunks(&self.var_shape(&var), &self.var_unlimited(&var), type_size(nctype).unwrap_or(1));
         let g = &mut self.groups[gid];
@@ -530,6 +533,7 @@ impl Dataset {
         if self.name_taken_in_group(gid, name) {
             return Err(NcError::new(NC_ENAMEINUSE));
         }
+        self.clear_chunk_caches()?;
         let old = self.var_key(gid, varid as usize);
         self.var_mut(gid, varid)?.name = name.into();
         let new = self.var_key(gid, varid as usize);
@@ -546,6 +550,7 @@ impl Dataset {
         if self.name_taken_in_group(parent, name) {
             return Err(NcError::new(NC_ENAMEINUSE));
         }
+        self.clear_chunk_caches()?;
         let old = self.group_key(gid);
         self.groups[gid].name = name.into();
         let new = self.group_key(gid);

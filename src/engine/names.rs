@@ -44,9 +44,15 @@ pub fn check_name(name: &str) -> NcResult<()> {
     Ok(())
 }
 
+/// The NCZarr attributes users set themselves (spec Appendix H).
+pub const USER_NCZARR_ATTS: &[&str] = &["_nczarr_maxstrlen", "_nczarr_default_maxstrlen"];
+
 /// Checks a user attribute name: a valid name that is not reserved.
 pub fn check_att_name(name: &str) -> NcResult<()> {
     check_name(name)?;
+    if USER_NCZARR_ATTS.contains(&name) {
+        return Ok(());
+    }
     if RESERVED_ATTS.contains(&name) || name.starts_with("_nczarr") || name.starts_with("_NCZARR") {
         return Err(NcError::with(NC_ENAMEINUSE, format!("{name} is reserved")));
     }
@@ -68,5 +74,7 @@ mod tests {
         assert_eq!(check_name(&"a".repeat(257)).unwrap_err().code(), NC_EMAXNAME);
         assert_eq!(check_att_name("_NCProperties").unwrap_err().code(), NC_ENAMEINUSE);
         check_att_name("_FillValue").unwrap();
+        check_att_name("_nczarr_maxstrlen").unwrap();
+        assert_eq!(check_att_name("_nczarr_array").unwrap_err().code(), NC_ENAMEINUSE);
     }
 }

@@ -60,3 +60,13 @@ pub(crate) unsafe fn to_mem(v: &Values, p: *mut c_void) -> NcResult<()> {
     }
     Ok(())
 }
+
+/// Frees `n` strings (NULLs are fine) of a caller's `char*` array.
+///
+/// # Safety
+/// `p` holds `n` pointers that are NULL or from `malloc`.
+pub(crate) unsafe fn free_strings(p: *mut *mut c_char, n: usize) {
+    for i in 0..n {
+        libc::free(*p.add(i) as *mut c_void);
+    }
+}

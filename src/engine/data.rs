@@ -1,0 +1,621 @@
+//! Reading and writing variable data: netCDF hyperslabs (start, count,
+//! stride, memory map) over Zarr chunks.
+//!
+//! A request is resolved into a [`Slab`]. For every chunk it touches, in
+//! parallel (rayon), the chunk is taken from the cache or the store (a
+//! missing chunk is made of the fill value), decoded to native byte order,
+//! and the touched elements are copied to or from the caller's memory,
+//! converting between the memory type and the variable's type. Contiguous
+//! runs are copied as runs. A write that covers a whole chunk does not read
+//! it first, and goes straight to the store; a partial write is a
+//! read-modify-write kept in the chunk cache until it is evicted or flushed.
+
+use super::cache::ChunkCache;
+use super::consts::*;
+use super::convert::{convert, elem_size, swap_bytes};
+use super::error::*;
+use super::model::{native_endian, Dataset, Var};
+use super::types::{range_result, Values};
+use super::{NcError, NcResult};
+use crate::map::{Store, StoreKey};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// A resolved hyperslab: per dimension start, count and stride, and the
+/// memory map (element strides of the caller's buffer).
+#[derive(Debug, Clone)]
+pub struct Slab {
+    pub start: Vec<u64>,
+    pub count: Vec<u64>,
+    pub stride: Vec<u64>,
+    pub imap: Vec<u64>,
+    /// The memory map is the plain C order of `count` (vara/vars).
+    pub dense: bool,
+}
+
+impl Slab {
+    /// Number of elements the caller's buffer must hold.
+    pub fn mem_elems(&self) -> usize {
+        if self.count.contains(&0) {
+            return 0;
+        }
+        1 + self.count.iter().zip(&self.imap).map(|(&c, &m)| ((c - 1) * m) as usize).sum::<usize>()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count.contains(&0)
+    }
+}
+
+/// How strings are laid out in a chunk.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum StrKind {
+    None,
+    /// `|Sn`: n bytes, NUL padded.
+    Fixed(usize),
+    /// `<Un`: n UCS-4 code units.
+    Ucs4(usize, bool),
+}
+
+/// What chunk I/O needs to know about a variable.
+struct Layout {
+    ftype: NcType,
+    esize: usize,
+    shape: Vec<u64>,
+    chunks: Vec<u64>,
+    cstrides: Vec<u64>,
+    celems: usize,
+    swap: bool,
+    sep: char,
+    key: StoreKey,
+    fill: Vec<u8>,
+    strkind: StrKind,
+    codecs: bool,
+}
+
+impl Layout {
+    fn new(ds: &Dataset, gid: usize, varid: usize) -> NcResult<Layout> {
+        let v = &ds.groups[gid].vars[varid];
+        let (shape, chunks) = if v.is_scalar() { (vec![1], vec![1]) } else { (ds.var_shape(v), v.chunks.clone()) };
+        let strkind = match v.nctype {
+            NC_STRING if v.ucs4 => StrKind::Ucs4(ds.maxstrlen(gid, varid), v.endian == NC_ENDIAN_BIG),
+            NC_STRING => StrKind::Fixed(ds.maxstrlen(gid, varid)),
+            _ => StrKind::None,
+        };
+        let esize = match strkind {
+            StrKind::None => elem_size(v.nctype),
+            StrKind::Fixed(n) => n,
+            StrKind::Ucs4(n, _) => 4 * n,
+        };
+        let mut cstrides = vec![0u64; chunks.len()];
+        let mut acc = 1u64;
+        let order: Vec<usize> = if v.order_f { (0..chunks.len()).collect() } else { (0..chunks.len()).rev().collect() };
+        for d in order {
+            cstrides[d] = acc;
+            acc = acc.saturating_mul(chunks[d]);
+        }
+        let celems = usize::try_from(acc).ok().filter(|n| n.checked_mul(esize).is_some()).ok_or_else(|| NcError::with(NC_EBADCHUNK, "chunk too large"))?;
+        let fill = if v.no_fill || strkind != StrKind::None {
+            vec![0u8; esize]
+        } else {
+            match ds.fill_value(v)? {
+                Values::Char(c) => vec![c.first().copied().unwrap_or(0)],
+                other => {
+                    let (f, _) = other.convert(v.nctype)?;
+                    f.to_ne_bytes()
+                }
+            }
+        };
+        Ok(Layout {
+            ftype: v.nctype,
+            esize,
+            shape,
+            chunks,
+            cstrides,
+            celems,
+            swap: v.endian != native_endian() && strkind == StrKind::None && esize > 1,
+            sep: v.dim_separator,
+            key: ds.var_key(gid, varid),
+            fill,
+            strkind,
+            codecs: !v.codecs.is_empty(),
+        })
+    }
+
+    fn chunk_key(&self, idx: &[u64]) -> NcResult<StoreKey> {
+        let name = idx.iter().map(u64::to_string).collect::<Vec<_>>().join(&self.sep.to_string());
+        Ok(StoreKey::parse(&format!("{}/{}", self.key.as_str(), name))?)
+    }
+
+    fn fill_chunk(&self) -> Vec<u8> {
+        if self.fill.iter().all(|&b| b == 0) {
+            vec![0u8; self.celems * self.esize]
+        } else {
+            self.fill.repeat(self.celems)
+        }
+    }
+
+    fn no_codecs(&self) -> NcResult<()> {
+        if self.codecs {
+            return Err(NcError::with(NC_ENOFILTER, "this variable's codecs are not available in this build"));
+        }
+        Ok(())
+    }
+
+    /// Store bytes -> native chunk.
+    fn decode(&self, key: &StoreKey, mut bytes: Vec<u8>) -> NcResult<Vec<u8>> {
+        self.no_codecs()?;
+        if bytes.len() != self.celems * self.esize {
+            return Err(NcError::with(NC_ENCZARR, format!("chunk {key} has {} bytes, not {}", bytes.len(), self.celems * self.esize)));
+        }
+        if self.swap {
+            swap_bytes(&mut bytes, self.esize);
+        }
+        Ok(bytes)
+    }
+
+    /// Native chunk -> store bytes, written.
+    fn encode_and_write(&self, store: &dyn Store, key: &StoreKey, data: &[u8]) -> NcResult<()> {
+        self.no_codecs()?;
+        if self.swap {
+            let mut b = data.to_vec();
+            swap_bytes(&mut b, self.esize);
+            store.set(key, &b)?;
+        } else {
+            store.set(key, data)?;
+        }
+        Ok(())
+    }
+}
+
+/// Positions of a slab along one dimension, grouped by chunk:
+/// (chunk index, [(slab index k, index within the chunk)]).
+fn dim_plan(start: u64, count: u64, stride: u64, chunk: u64) -> Vec<(u64, Vec<(u64, u64)>)> {
+    let mut plan: Vec<(u64, Vec<(u64, u64)>)> = Vec::new();
+    for k in 0..count {
+        let i = start + k * stride;
+        let (c, w) = (i / chunk, i % chunk);
+        match plan.last_mut() {
+            Some((lc, v)) if *lc == c => v.push((k, w)),
+            _ => plan.push((c, vec![(k, w)])),
+        }
+    }
+    plan
+}
+
+/// The caller's memory, shared by the chunk workers. Every chunk touches a
+/// distinct set of slab positions, and the memory map of a dense slab (or
+/// of a `varm` call processed sequentially) sends distinct positions to
+/// distinct elements, so workers never write the same bytes.
+struct SharedMut<T> {
+    ptr: *mut T,
+    len: usize,
+}
+unsafe impl<T: Send> Sync for SharedMut<T> {}
+unsafe impl<T: Send> Send for SharedMut<T> {}
+
+impl<T> SharedMut<T> {
+    fn new(s: &mut [T]) -> Self {
+        SharedMut { ptr: s.as_mut_ptr(), len: s.len() }
+    }
+    /// # Safety
+    /// No other thread accesses `off..off + n` at the same time.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn slice(&self, off: usize, n: usize) -> &mut [T] {
+        assert!(off + n <= self.len, "slab offset out of the caller's buffer");
+        std::slice::from_raw_parts_mut(self.ptr.add(off), n)
+    }
+}
+
+/// The caller's buffer of a read.
+pub enum MemOut<'a> {
+    Bytes { memtype: NcType, buf: &'a mut [u8] },
+    Strings(&'a mut [String]),
+}
+
+/// The caller's data of a write.
+pub enum MemIn<'a> {
+    Bytes { memtype: NcType, buf: &'a [u8] },
+    Strings(&'a [String]),
+}
+
+fn decode_string(kind: StrKind, b: &[u8]) -> String {
+    match kind {
+        StrKind::Ucs4(_, big) => b
+            .chunks_exact(4)
+            .map(|c| {
+                let a: [u8; 4] = c.try_into().expect("4 bytes");
+                if big { u32::from_be_bytes(a) } else { u32::from_le_bytes(a) }
+            })
+            .take_while(|&u| u != 0)
+            .map(|u| char::from_u32(u).unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect(),
+        _ => {
+            let end = b.iter().position(|&x| x == 0).unwrap_or(b.len());
+            String::from_utf8_lossy(&b[..end]).into_owned()
+        }
+    }
+}
+
+fn encode_string(kind: StrKind, s: &str, out: &mut [u8]) {
+    out.fill(0);
+    match kind {
+        StrKind::Ucs4(n, big) => {
+            for (i, ch) in s.chars().take(n).enumerate() {
+                let b = if big { (ch as u32).to_be_bytes() } else { (ch as u32).to_le_bytes() };
+                out[4 * i..4 * i + 4].copy_from_slice(&b);
+            }
+        }
+        _ => {
+            // Silent truncation (spec Appendix H), at a character boundary.
+            let mut end = s.len().min(out.len());
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            out[..end].copy_from_slice(&s.as_bytes()[..end]);
+        }
+    }
+}
+
+/// Walks the touched elements of one chunk as runs:
+/// `f(mem_offset, chunk_offset, run_length)` (offsets in elements).
+fn for_each_run(lay: &Layout, slab: &Slab, groups: &[&Vec<(u64, u64)>], mut f: impl FnMut(usize, usize, usize)) {
+    let nd = groups.len();
+    let last = nd - 1;
+    let inner = groups[last];
+    let contiguous = slab.stride[last] == 1 && lay.cstrides[last] == 1 && slab.imap[last] == 1;
+    let mut idx = vec![0usize; nd];
+    loop {
+        let (mut moff, mut coff) = (0u64, 0u64);
+        for d in 0..last {
+            let (k, w) = groups[d][idx[d]];
+            moff += k * slab.imap[d];
+            coff += w * lay.cstrides[d];
+        }
+        if contiguous {
+            let (k0, w0) = inner[0];
+            f((moff + k0) as usize, (coff + w0) as usize, inner.len());
+        } else {
+            for &(k, w) in inner.iter() {
+                f((moff + k * slab.imap[last]) as usize, (coff + w * lay.cstrides[last]) as usize, 1);
+            }
+        }
+        // odometer over the outer dimensions
+        let mut d = last;
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            idx[d] += 1;
+            if idx[d] < groups[d].len() {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+/// The chunks of a slab: (chunk index vector, per-dimension positions).
+fn plan(lay: &Layout, slab: &Slab) -> (Vec<Vec<(u64, Vec<(u64, u64)>)>>, Vec<Vec<usize>>) {
+    let per_dim: Vec<_> = (0..lay.shape.len())
+        .map(|d| dim_plan(slab.start[d], slab.count[d], slab.stride[d], lay.chunks[d]))
+        .collect();
+    // Cartesian product of chunk groups, as indices into per_dim.
+    let mut combos: Vec<Vec<usize>> = vec![vec![]];
+    for d in &per_dim {
+        combos = combos.into_iter().flat_map(|c| (0..d.len()).map(move |i| [c.clone(), vec![i]].concat())).collect();
+    }
+    (per_dim, combos)
+}
+
+fn type_check(v: &Var, memtype: NcType) -> NcResult<()> {
+    let (vs, ms) = (v.nctype == NC_STRING, memtype == NC_STRING);
+    if vs != ms {
+        return Err(NcError::new(NC_EBADTYPE));
+    }
+    if !(NC_BYTE..=NC_STRING).contains(&memtype) {
+        return Err(NcError::new(NC_EBADTYPE));
+    }
+    if (v.nctype == NC_CHAR) != (memtype == NC_CHAR) {
+        return Err(NcError::new(NC_ECHAR));
+    }
+    Ok(())
+}
+
+impl Dataset {
+    /// Resolves and checks a hyperslab (netCDF-C's rules): NULL start is
+    /// all zeros, NULL count the rest of each dimension, NULL stride ones,
+    /// NULL map the dense C order of `count`. A write may extend unlimited
+    /// dimensions.
+    #[allow(clippy::too_many_arguments)]
+    pub fn slab(
+        &self,
+        gid: usize,
+        varid: i32,
+        start: Option<&[u64]>,
+        count: Option<&[u64]>,
+        stride: Option<&[i64]>,
+        imap: Option<&[i64]>,
+        for_write: bool,
+    ) -> NcResult<Slab> {
+        let v = self.var(gid, varid)?;
+        if v.is_scalar() {
+            return Ok(Slab { start: vec![0], count: vec![1], stride: vec![1], imap: vec![1], dense: true });
+        }
+        let shape = self.var_shape(v);
+        let nd = shape.len();
+        let start: Vec<u64> = start.map(<[u64]>::to_vec).unwrap_or_else(|| vec![0; nd]);
+        let mut stride_v = vec![1u64; nd];
+        if let Some(s) = stride {
+            for d in 0..nd {
+                if s[d] <= 0 || s[d] > i32::MAX as i64 {
+                    return Err(NcError::new(NC_ESTRIDE));
+                }
+                stride_v[d] = s[d] as u64;
+            }
+        }
+        for d in 0..nd {
+            let unlimited = self.dims[v.dimids[d]].unlimited;
+            if start[d] > shape[d] && !(for_write && unlimited) {
+                return Err(NcError::new(NC_EINVALCOORDS));
+            }
+        }
+        let count: Vec<u64> = match count {
+            Some(c) => c.to_vec(),
+            None => (0..nd).map(|d| shape[d].saturating_sub(start[d])).collect(),
+        };
+        for d in 0..nd {
+            let unlimited = self.dims[v.dimids[d]].unlimited;
+            if count[d] == 0 {
+                continue;
+            }
+            if start[d] == shape[d] && !(for_write && unlimited) {
+                return Err(NcError::new(NC_EINVALCOORDS));
+            }
+            let last = (count[d] - 1)
+                .checked_mul(stride_v[d])
+                .and_then(|x| x.checked_add(start[d]))
+                .ok_or(NcError::new(NC_EEDGE))?;
+            if last >= shape[d] && !(for_write && unlimited) {
+                return Err(NcError::new(NC_EEDGE));
+            }
+        }
+        let (imap_v, dense) = match imap {
+            Some(m) => {
+                if m.iter().any(|&x| x < 0) {
+                    return Err(NcError::with(NC_EINVAL, "negative memory map"));
+                }
+                (m.iter().map(|&x| x as u64).collect::<Vec<_>>(), false)
+            }
+            None => {
+                let mut im = vec![1u64; nd];
+                for d in (0..nd.saturating_sub(1)).rev() {
+                    im[d] = im[d + 1].saturating_mul(count[d + 1]);
+                }
+                (im, true)
+            }
+        };
+        let total = count.iter().try_fold(1u64, |a, &c| a.checked_mul(c)).ok_or(NcError::new(NC_EEDGE))?;
+        if total > isize::MAX as u64 {
+            return Err(NcError::new(NC_EEDGE));
+        }
+        Ok(Slab { start, count, stride: stride_v, imap: imap_v, dense })
+    }
+
+    /// Fetches and decodes one chunk: cache, else store, else fill.
+    fn load_chunk(&self, lay: &Layout, cache: &ChunkCache, key: &StoreKey, keep: bool) -> NcResult<Arc<Vec<u8>>> {
+        if let Some(c) = cache.get(key) {
+            return Ok(c);
+        }
+        let data = match self.store.get(key)? {
+            Some(bytes) => Arc::new(lay.decode(key, bytes)?),
+            None => return Ok(Arc::new(lay.fill_chunk())),
+        };
+        if keep && !self.writable {
+            cache.insert(key.clone(), data.clone(), false, &|_, _| Ok(()))?;
+        } else if keep {
+            let store = self.store.clone();
+            let writer = |k: &StoreKey, d: &[u8]| lay.encode_and_write(&*store, k, d);
+            cache.insert(key.clone(), data.clone(), false, &writer)?;
+        }
+        Ok(data)
+    }
+
+    /// Reads a slab into the caller's memory. Returns `NC_ERANGE` (after
+    /// filling the buffer) if some value did not fit the memory type.
+    pub fn get_slab(&self, gid: usize, varid: i32, slab: &Slab, out: MemOut) -> NcResult<()> {
+        let v = self.var(gid, varid)?;
+        let memtype = match &out {
+            MemOut::Bytes { memtype, .. } => *memtype,
+            MemOut::Strings(_) => NC_STRING,
+        };
+        type_check(v, memtype)?;
+        if slab.is_empty() {
+            return Ok(());
+        }
+        let lay = Layout::new(self, gid, varid as usize)?;
+        let (per_dim, combos) = plan(&lay, slab);
+        let cache = v.cache.clone();
+        let chunk_bytes = lay.celems * lay.esize;
+        let keep = combos.len().saturating_mul(chunk_bytes) <= cache.config().size;
+        let range = AtomicBool::new(false);
+        let msize = if memtype == NC_STRING { 0 } else { elem_size(memtype) };
+        let (bytes_out, str_out) = match out {
+            MemOut::Bytes { buf, .. } => (Some(SharedMut::new(buf)), None),
+            MemOut::Strings(s) => (None, Some(SharedMut::new(s))),
+        };
+        let work = |combo: &Vec<usize>| -> NcResult<()> {
+            let idx: Vec<u64> = combo.iter().enumerate().map(|(d, &i)| per_dim[d][i].0).collect();
+            let groups: Vec<&Vec<(u64, u64)>> = combo.iter().enumerate().map(|(d, &i)| &per_dim[d][i].1).collect();
+            let key = lay.chunk_key(&idx)?;
+            let chunk = self.load_chunk(&lay, &cache, &key, keep)?;
+            let mut r = false;
+            for_each_run(&lay, slab, &groups, |moff, coff, n| {
+                let src = &chunk[coff * lay.esize..(coff + n) * lay.esize];
+                if let Some(out) = &bytes_out {
+                    // SAFETY: see `SharedMut`: positions are disjoint across chunks.
+                    let dst = unsafe { out.slice(moff * msize, n * msize) };
+                    r |= convert(lay.ftype, src, memtype, dst, n);
+                } else if let Some(out) = &str_out {
+                    // SAFETY: as above.
+                    let dst = unsafe { out.slice(moff, n) };
+                    for (i, s) in dst.iter_mut().enumerate() {
+                        *s = decode_string(lay.strkind, &src[i * lay.esize..(i + 1) * lay.esize]);
+                    }
+                }
+            });
+            if r {
+                range.store(true, Ordering::Relaxed);
+            }
+            Ok(())
+        };
+        if slab.dense && combos.len() > 1 {
+            combos.par_iter().try_for_each(work)?;
+        } else {
+            combos.iter().try_for_each(work)?;
+        }
+        range_result(range.load(Ordering::Relaxed))
+    }
+
+    /// Writes a slab from the caller's memory. Values out of range for the
+    /// variable's type are written converted and reported as `NC_ERANGE`.
+    pub fn put_slab(&mut self, gid: usize, varid: i32, slab: &Slab, input: MemIn) -> NcResult<()> {
+        self.check_writable()?;
+        let v = self.var(gid, varid)?;
+        let memtype = match &input {
+            MemIn::Bytes { memtype, .. } => *memtype,
+            MemIn::Strings(_) => NC_STRING,
+        };
+        type_check(v, memtype)?;
+        if slab.is_empty() {
+            return Ok(());
+        }
+        // Grow unlimited dimensions first, so the layout sees the new shape.
+        let dimids = v.dimids.clone();
+        for (d, &dimid) in dimids.iter().enumerate() {
+            if self.dims[dimid].unlimited {
+                let end = slab.start[d] + (slab.count[d] - 1) * slab.stride[d] + 1;
+                if end > self.dims[dimid].len {
+                    self.dims[dimid].len = end;
+                }
+            }
+        }
+        let v = self.var_mut(gid, varid)?;
+        v.has_data = true;
+        let cache = v.cache.clone();
+        let lay = Layout::new(self, gid, varid as usize)?;
+        lay.no_codecs()?;
+        let (per_dim, combos) = plan(&lay, slab);
+        let store = self.store.clone();
+        let writer = |k: &StoreKey, d: &[u8]| lay.encode_and_write(&*store, k, d);
+        let range = AtomicBool::new(false);
+        let msize = if memtype == NC_STRING { 0 } else { elem_size(memtype) };
+        let work = |combo: &Vec<usize>| -> NcResult<()> {
+            let idx: Vec<u64> = combo.iter().enumerate().map(|(d, &i)| per_dim[d][i].0).collect();
+            let groups: Vec<&Vec<(u64, u64)>> = combo.iter().enumerate().map(|(d, &i)| &per_dim[d][i].1).collect();
+            let key = lay.chunk_key(&idx)?;
+            // Whole chunk covered (up to the array's edge)?
+            let full = (0..idx.len()).all(|d| {
+                let begin = idx[d] * lay.chunks[d];
+                let valid = lay.chunks[d].min(lay.shape[d].saturating_sub(begin));
+                groups[d].len() as u64 == valid
+            });
+            let mut chunk: Vec<u8> = if full {
+                lay.fill_chunk()
+            } else {
+                match cache.get(&key) {
+                    Some(c) => c.as_ref().clone(),
+                    None => match store.get(&key)? {
+                        Some(bytes) => lay.decode(&key, bytes)?,
+                        None => lay.fill_chunk(),
+                    },
+                }
+            };
+            let mut r = false;
+            for_each_run(&lay, slab, &groups, |moff, coff, n| {
+                let dst = &mut chunk[coff * lay.esize..(coff + n) * lay.esize];
+                match &input {
+                    MemIn::Bytes { buf, .. } => {
+                        r |= convert(memtype, &buf[moff * msize..(moff + n) * msize], lay.ftype, dst, n);
+                    }
+                    MemIn::Strings(s) => {
+                        for i in 0..n {
+                            encode_string(lay.strkind, &s[moff + i], &mut dst[i * lay.esize..(i + 1) * lay.esize]);
+                        }
+                    }
+                }
+            });
+            if r {
+                range.store(true, Ordering::Relaxed);
+            }
+            if full {
+                cache.remove(&key);
+                writer(&key, &chunk)
+            } else {
+                cache.insert(key, Arc::new(chunk), true, &writer)
+            }
+        };
+        if combos.len() > 1 {
+            combos.par_iter().try_for_each(work)?;
+        } else {
+            combos.iter().try_for_each(work)?;
+        }
+        range_result(range.load(Ordering::Relaxed))
+    }
+
+    /// Writes every cached dirty chunk of every variable (`nc_sync`, `nc_close`).
+    pub fn flush_chunks(&self) -> NcResult<()> {
+        for gid in 0..self.groups.len() {
+            for vid in 0..self.groups[gid].vars.len() {
+                let v = &self.groups[gid].vars[vid];
+                let lay = Layout::new(self, gid, vid)?;
+                let store = self.store.clone();
+                v.cache.flush(&|k: &StoreKey, d: &[u8]| lay.encode_and_write(&*store, k, d))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Flushes and empties every chunk cache (before keys move).
+    pub fn clear_chunk_caches(&self) -> NcResult<()> {
+        self.flush_chunks()?;
+        for g in &self.groups {
+            for v in &g.vars {
+                v.cache.clear(&|_: &StoreKey, _: &[u8]| Ok(()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `nc_set_var_chunk_cache`.
+    pub fn set_var_cache(&self, gid: usize, varid: i32, config: super::cache::CacheConfig) -> NcResult<()> {
+        let v = self.var(gid, varid)?;
+        let lay = Layout::new(self, gid, varid as usize)?;
+        let store = self.store.clone();
+        v.cache.set_config(config, &|k: &StoreKey, d: &[u8]| lay.encode_and_write(&*store, k, d))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dim_plans() {
+        assert_eq!(dim_plan(3, 5, 1, 4), vec![(0, vec![(0, 3)]), (1, vec![(1, 0), (2, 1), (3, 2), (4, 3)])]);
+        assert_eq!(dim_plan(0, 3, 3, 4), vec![(0, vec![(0, 0), (1, 3)]), (1, vec![(2, 2)])]);
+    }
+
+    #[test]
+    fn strings() {
+        let mut b = [0u8; 4];
+        encode_string(StrKind::Fixed(4), "héllo", &mut b);
+        assert_eq!(&b, b"h\xc3\xa9l");
+        assert_eq!(decode_string(StrKind::Fixed(4), &b), "hél");
+        let mut u = [0u8; 12];
+        encode_string(StrKind::Ucs4(3, false), "ab", &mut u);
+        assert_eq!(decode_string(StrKind::Ucs4(3, false), &u), "ab");
+    }
+}
