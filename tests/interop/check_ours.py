@@ -50,11 +50,24 @@ for name, extra in (("ours_full", FULL_ONLY), ("ours_portable", {}), ("ours_zarr
     check(g.attrs["u64"] == 18446744073709551615, f"{name}: uint64 attribute")
     check(dict(arrays["v"].attrs).get("units") == "m", f"{name}: v units")
     check(arrays["v"].fill_value == -99, f"{name}: v fill_value")
-    check(np.all(arrays["v"][...] == -99), f"{name}: unwritten v reads as fill")
-    check(arrays["nofill"].fill_value is None or name == "", f"{name}: nofill has no fill_value")
+    check(arrays["nofill"].fill_value is None, f"{name}: nofill has no fill_value")
+    # data written by write_ours.c: rows 1 and 3 of v (strided), the rest fill
+    v = arrays["v"][...]
+    check(v[1].tolist() == [-50, -40, -30] and v[3].tolist() == [-20, -10, 0], f"{name}: v data {v.tolist()}")
+    check(v[0].tolist() == [-99] * 3 and v[2].tolist() == [-99] * 3, f"{name}: v fill rows")
+    check(np.allclose(arrays["temp"][...].ravel(), np.arange(12, dtype="f4") / np.float32(3)), f"{name}: temp data")
+    check(arrays["b"][...].tolist() == [-128, -1, 0, 127], f"{name}: byte data")
+    check(arrays["u8"][...].tolist() == [0, 1, 18446744073709551614, 18446744073709551615], f"{name}: uint64 data")
+    ch = arrays["chunked"][...]
+    check(ch[2, 2] == 42.0 and ch[3, 2] == 43.0 and ch[0, 0] > 9e36, f"{name}: chunked data and fill")
     sub = g["g"]
     check(sub.attrs["comment"] == "group attribute", f"{name}: subgroup attribute")
     check(sub["s"].shape == (5, 4), f"{name}: g/s shape")
+    check(sub["s"][...].ravel().tolist() == list(range(-10, 10)), f"{name}: g/s data")
+    if name == "ours_full":
+        check(arrays["big"][...].ravel().tolist() == [1.5 * i for i in range(12)], f"{name}: big-endian data")
+        check(arrays["str"][...].tolist() == [b"alpha", b"", b"beta", b"gamma"], f"{name}: string data")
+        check(arrays["scalar"][...].tolist() == [6.5], f"{name}: scalar data")
     check(g["g/deeper/w"].shape == (5,), f"{name}: g/deeper/w shape")
     if name == "ours_full":
         continue  # xarray would open "c" too (see above)
@@ -67,8 +80,10 @@ for name, extra in (("ours_full", FULL_ONLY), ("ours_portable", {}), ("ours_zarr
     if name == "ours_zarr":
         gs = xr.open_zarr(path, group="g", consolidated=False, zarr_format=2)
         check(gs["s"].dims == ("z", "x"), f"{name}: xarray dims in a subgroup {gs['s'].dims}")
-        # never written: every value is the fill value, which xarray masks to NaN
-        check(bool(np.isnan(ds["temp"].values).all()), f"{name}: fill value masked by xarray")
+        check(np.allclose(ds["temp"].values.ravel(), np.arange(12) / 3.0), f"{name}: xarray temp data")
+        # v's fill value (-99) is masked by xarray: rows 0 and 2 become NaN
+        vv = ds["v"].values
+        check(bool(np.isnan(vv[0]).all()) and vv[1, 0] == -50, f"{name}: xarray masks the fill value")
 
 print(f"check_ours: {len(failures)} failures")
 sys.exit(1 if failures else 0)

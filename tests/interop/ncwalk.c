@@ -6,6 +6,8 @@
  *   dim <name> <len> [unlimited]
  *   var <name> <type> (<dim>,<dim>) [chunks=<c>,<c>] [fill=<value>|nofill]
  *   att <owner> <name> <type> <values>
+ *   data <var> n=<count> fill=<elements equal to the fill value> <values>
+ *   strided <var> <values of every other element along each dimension>
  *
  * Values: integers exactly, floats with %.9g, doubles with %.17g, char
  * attributes as one JSON string, string attributes as a JSON list. */
@@ -15,6 +17,7 @@
 #include <string.h>
 
 static int status = 0;
+static int with_data = 1;
 #define TRY(call) do { int rc_ = (call); if (rc_ != NC_NOERR) { \
     fprintf(stderr, "ncwalk: %s: %s\n", #call, nc_strerror(rc_)); status = 1; return; } } while (0)
 
@@ -100,6 +103,97 @@ static void walk_atts(int ncid, int varid, const char *owner, int natts) {
     }
 }
 
+/* FNV-1a over the printed values of large variables. */
+static unsigned long long fnv(unsigned long long h, const char *s) {
+    for (; *s; s++) { h ^= (unsigned char)*s; h *= 1099511628211ULL; }
+    return h;
+}
+
+static void print_elem(nc_type t, const void *p, size_t i, char *out, size_t outlen) {
+    switch (t) {
+    case NC_BYTE: snprintf(out, outlen, "%d", ((const signed char *)p)[i]); break;
+    case NC_UBYTE: snprintf(out, outlen, "%u", ((const unsigned char *)p)[i]); break;
+    case NC_CHAR: snprintf(out, outlen, "%u", ((const unsigned char *)p)[i]); break;
+    case NC_SHORT: snprintf(out, outlen, "%d", ((const short *)p)[i]); break;
+    case NC_USHORT: snprintf(out, outlen, "%u", ((const unsigned short *)p)[i]); break;
+    case NC_INT: snprintf(out, outlen, "%d", ((const int *)p)[i]); break;
+    case NC_UINT: snprintf(out, outlen, "%u", ((const unsigned int *)p)[i]); break;
+    case NC_INT64: snprintf(out, outlen, "%lld", ((const long long *)p)[i]); break;
+    case NC_UINT64: snprintf(out, outlen, "%llu", ((const unsigned long long *)p)[i]); break;
+    case NC_FLOAT: snprintf(out, outlen, "%.9g", (double)((const float *)p)[i]); break;
+    case NC_DOUBLE: snprintf(out, outlen, "%.17g", ((const double *)p)[i]); break;
+    case NC_STRING: {
+        /* netCDF-C returns NULL for an empty string, nczarr-rs "": print both as "" */
+        const char *s = ((char *const *)p)[i];
+        size_t n = 0;
+        out[n++] = '"';
+        for (; s && *s && n + 8 < outlen; s++) {
+            if (*s == '"' || *s == '\\') out[n++] = '\\';
+            out[n++] = *s;
+        }
+        out[n++] = '"';
+        out[n] = 0;
+        break;
+    }
+    default: snprintf(out, outlen, "?");
+    }
+}
+
+/* Prints "data": all values (a digest past 512 elements) and the number of
+ * elements equal to the fill value; then a strided read. */
+static void walk_data(int ncid, int varid, const char *name, nc_type t, int ndims, const int *dimids) {
+    size_t shape[NC_MAX_VAR_DIMS], count[NC_MAX_VAR_DIMS], start[NC_MAX_VAR_DIMS];
+    ptrdiff_t stride[NC_MAX_VAR_DIMS];
+    size_t n = 1, i, nfill = 0, sz = type_size(t);
+    unsigned char fill[64];
+    int nofill = 1, j, pass;
+    char buf[1024];
+    void *data;
+    for (j = 0; j < ndims; j++) {
+        TRY(nc_inq_dimlen(ncid, dimids[j], &shape[j]));
+        n *= shape[j];
+    }
+    if (n > 50000000) { printf("data %s n=%lu skipped\n", name, (unsigned long)n); return; }
+    if (t != NC_STRING && nc_inq_var_fill(ncid, varid, &nofill, fill) != NC_NOERR) nofill = 1;
+    for (pass = 0; pass < 2; pass++) {
+        size_t m = 1;
+        for (j = 0; j < ndims; j++) {
+            start[j] = 0;
+            stride[j] = pass ? 2 : 1;
+            count[j] = pass ? (shape[j] + 1) / 2 : shape[j];
+            m *= count[j];
+        }
+        data = calloc(m ? m : 1, sz);
+        if (m > 0) {
+            if (pass) TRY(nc_get_vars(ncid, varid, start, count, stride, data));
+            else TRY(nc_get_vara(ncid, varid, start, count, data));
+        }
+        if (!pass) {
+            for (i = 0; i < m; i++)
+                if (!nofill && t != NC_STRING && memcmp((char *)data + i * sz, fill, sz) == 0) nfill++;
+            printf("data %s n=%lu fill=%lu", name, (unsigned long)m, (unsigned long)nfill);
+        } else {
+            printf("strided %s", name);
+        }
+        if (m <= 512) {
+            for (i = 0; i < m; i++) {
+                print_elem(t, data, i, buf, sizeof buf);
+                printf("%s%s", i ? "," : " ", buf);
+            }
+        } else {
+            unsigned long long h = 1469598103934665603ULL;
+            for (i = 0; i < m; i++) {
+                print_elem(t, data, i, buf, sizeof buf);
+                h = fnv(fnv(h, buf), ",");
+            }
+            printf(" digest=%016llx", h);
+        }
+        printf("\n");
+        if (t == NC_STRING && m > 0) nc_free_string(m, (char **)data);
+        free(data);
+    }
+}
+
 static void walk_group(int ncid) {
     char full[4096];
     size_t len;
@@ -142,6 +236,7 @@ static void walk_group(int ncid) {
         }
         printf("\n");
         walk_atts(ncid, i, name, vnatts);
+        if (with_data) walk_data(ncid, i, name, t, vndims, vdims);
     }
     TRY(nc_inq_grps(ncid, &ngrps, NULL));
     grps = malloc(sizeof(int) * (size_t)(ngrps + 1));
@@ -152,8 +247,13 @@ static void walk_group(int ncid) {
 
 int main(int argc, char **argv) {
     int ncid, rc, format;
+    if (argc == 3 && strcmp(argv[1], "-h") == 0) {
+        with_data = 0;
+        argv++;
+        argc--;
+    }
     if (argc != 2) {
-        fprintf(stderr, "usage: ncwalk PATH-OR-URL\n");
+        fprintf(stderr, "usage: ncwalk [-h] PATH-OR-URL\n");
         return 2;
     }
     if ((rc = nc_open(argv[1], NC_NOWRITE, &ncid)) != NC_NOERR) {

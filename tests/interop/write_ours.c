@@ -74,6 +74,69 @@ static void common(int nc, int full) {
     }
 }
 
+/* Data: full writes, partial writes (leaving missing chunks that read as
+ * fill), strided writes, strings and chars. */
+static void data(int nc, int full) {
+    int v, i, g, s;
+    int vi[12];
+    float tf[12];
+    double dd[3] = {0.5, -1.25, 1e300};
+    signed char b[4] = {-128, -1, 0, 127};
+    unsigned char ub[4] = {0, 1, 254, 255};
+    unsigned short us[12];
+    unsigned int ui[4] = {0, 1, 4000000000U, 4294967295U};
+    long long i8[4] = {-9223372036854775807LL - 1, -1, 0, 9223372036854775807LL};
+    unsigned long long u8[4] = {0, 1, 18446744073709551614ULL, 18446744073709551615ULL};
+    size_t start[2] = {1, 0}, count[2] = {2, 3};
+    ptrdiff_t stride[2] = {2, 1};
+    for (i = 0; i < 12; i++) { vi[i] = i * 10 - 50; tf[i] = (float)i / 3.0f; us[i] = (unsigned short)(i * 5000); }
+    E(nc_inq_varid(nc, "v", &v));
+    E(nc_put_vars_int(nc, v, start, count, stride, vi)); /* rows 1 and 3 */
+    E(nc_inq_varid(nc, "temp", &v));
+    E(nc_put_var_float(nc, v, tf));
+    E(nc_inq_varid(nc, "d", &v));
+    E(nc_put_var_double(nc, v, dd));
+    E(nc_inq_varid(nc, "b", &v));
+    E(nc_put_var_schar(nc, v, b));
+    E(nc_inq_varid(nc, "ub", &v));
+    E(nc_put_var_uchar(nc, v, ub));
+    E(nc_inq_varid(nc, "us", &v));
+    E(nc_put_var_ushort(nc, v, us));
+    E(nc_inq_varid(nc, "ui", &v));
+    E(nc_put_var_uint(nc, v, ui));
+    E(nc_inq_varid(nc, "i8", &v));
+    E(nc_put_var_longlong(nc, v, i8));
+    E(nc_inq_varid(nc, "u8", &v));
+    E(nc_put_var_ulonglong(nc, v, u8));
+    E(nc_inq_varid(nc, "chunked", &v));
+    {
+        size_t s1[2] = {2, 2}, c1[2] = {2, 1};
+        double two[2] = {42.0, 43.0};
+        E(nc_put_vara_double(nc, v, s1, c1, two)); /* one chunk of six */
+    }
+    E(nc_inq_ncid(nc, "g", &g));
+    E(nc_inq_varid(g, "s", &s));
+    {
+        short sv[20];
+        for (i = 0; i < 20; i++) sv[i] = (short)(i - 10);
+        E(nc_put_var_short(g, s, sv));
+    }
+    if (full) {
+        const char *strs[4] = {"alpha", "", "beta", "gamma"};
+        double sc = 6.5;
+        float big[12];
+        for (i = 0; i < 12; i++) big[i] = 1.5f * (float)i;
+        E(nc_inq_varid(nc, "scalar", &v));
+        E(nc_put_var_double(nc, v, &sc));
+        E(nc_inq_varid(nc, "c", &v));
+        E(nc_put_var_text(nc, v, "abc"));
+        E(nc_inq_varid(nc, "str", &v));
+        E(nc_put_var_string(nc, v, strs));
+        E(nc_inq_varid(nc, "big", &v));
+        E(nc_put_var_float(nc, v, big));
+    }
+}
+
 int main(int argc, char **argv) {
     char path[4096];
     int nc;
@@ -81,14 +144,17 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "file://%s/ours_full.zarr#mode=nczarr,file", argv[1]);
     E(nc_create(path, NC_CLOBBER | NC_NETCDF4, &nc));
     common(nc, 1);
+    data(nc, 1);
     E(nc_close(nc));
     snprintf(path, sizeof path, "file://%s/ours_portable.zarr#mode=nczarr,file", argv[1]);
     E(nc_create(path, NC_CLOBBER | NC_NETCDF4, &nc));
     common(nc, 0);
+    data(nc, 0);
     E(nc_close(nc));
     snprintf(path, sizeof path, "file://%s/ours_zarr.zarr#mode=zarr,file", argv[1]);
     E(nc_create(path, NC_CLOBBER | NC_NETCDF4, &nc));
     common(nc, 0);
+    data(nc, 0);
     E(nc_close(nc));
     printf("write_ours: wrote 3 datasets in %s\n", argv[1]);
     return 0;

@@ -28,13 +28,19 @@ def netcdf4_dataset(path, mode):
     v = ds.createVariable("v", "i4", ("x", "y"), fill_value=-99)
     v.units = "m"
     v.setncattr("scale_factor", np.float32(0.5))
-    ds.createVariable("d", "f8", ("y",))
-    ds.createVariable("b", "i1", ("x",))
-    ds.createVariable("u", "u2", ("x", "y"), chunksizes=(2, 3))
+    v[:] = np.arange(12, dtype="i4").reshape(4, 3) - 6
+    v[0, 0] = -99  # the fill value
+    d = ds.createVariable("d", "f8", ("y",))
+    d[:] = [0.25, np.nan, 1e-300]
+    b = ds.createVariable("b", "i1", ("x",))
+    b[1:3] = [-128, 127]  # elements 0 and 3 stay fill
+    u = ds.createVariable("u", "u2", ("x", "y"), chunksizes=(2, 3))
+    u[2:4, :] = 65534  # chunk 0 is never written
     g = ds.createGroup("g")
     g.createDimension("z", 5)
     s = g.createVariable("s", "i2", ("z", "x"))
     s.long_name = "in a group"
+    s[:] = np.arange(20, dtype="i2").reshape(5, 4)
     g.comment = "group attribute"
     ds.close()
 
@@ -45,12 +51,17 @@ netcdf4_dataset(f"{out}/wheel_zarr.zarr", "zarr")
 # zarr-python 3, Zarr v2 format, no dimension names
 root = zarr.open_group(f"{out}/zarr_py.zarr", mode="w", zarr_format=2)
 root.attrs.update({"name": "zarr-python", "n": 3, "vals": [1.5, 2.5], "tags": ["a", "b"], "nested": {"k": [1, 2]}})
-a = root.create_array("temp", shape=(10, 20), chunks=(5, 10), dtype="f4", fill_value=-1.0)
+# Uncompressed: Debian's netCDF-C has no codec plugins.
+a = root.create_array("temp", shape=(10, 20), chunks=(5, 10), dtype="f4", fill_value=-1.0, compressors=None)
 a.attrs["units"] = "K"
-root.create_array("count", shape=(20,), chunks=(20,), dtype="i8", fill_value=0)
-root.create_array("flag", shape=(10,), chunks=(10,), dtype="u1", fill_value=255)
+a[0:5, 0:10] = np.arange(50, dtype="f4").reshape(5, 10)  # one chunk of four
+c = root.create_array("count", shape=(20,), chunks=(20,), dtype="i8", fill_value=0, compressors=None)
+c[:] = np.arange(20) * 1000000007
+f = root.create_array("flag", shape=(10,), chunks=(10,), dtype="u1", fill_value=255, compressors=None)
+f[3] = 7
 sub = root.create_group("sub")
-sub.create_array("w", shape=(7,), chunks=(3,), dtype="<u4", fill_value=1)
+w = sub.create_array("w", shape=(7,), chunks=(3,), dtype="<u4", fill_value=1, compressors=None)
+w[5:7] = [4000000000, 5]  # the last chunk is partial (the edge)
 sub.attrs["about"] = "subgroup"
 
 # xarray, consolidated metadata
@@ -62,5 +73,8 @@ ds = xr.Dataset(
     coords={"lat": [10.0, 20.0, 30.0], "lon": np.arange(4, dtype="i4"), "time": np.array([0, 1], dtype="i8")},
     attrs={"Conventions": "CF-1.8", "history": "written by xarray"},
 )
-ds.to_zarr(f"{out}/xarray.zarr", mode="w", zarr_format=2, consolidated=True)
+ds["temperature"].values[:] = np.arange(24, dtype="f4").reshape(2, 3, 4)
+ds["pressure"].values[1, 2] = np.nan
+encoding = {name: {"compressors": None} for name in list(ds.data_vars) + list(ds.coords)}
+ds.to_zarr(f"{out}/xarray.zarr", mode="w", zarr_format=2, consolidated=True, encoding=encoding)
 print("write_ref: wrote", sorted(os.listdir(out)))
