@@ -21,6 +21,7 @@ command -v c++ >/dev/null 2>&1 || apt_packages+=(g++)
 command -v ncdump >/dev/null 2>&1 || apt_packages+=(netcdf-bin)
 [ -e /usr/include/netcdf.h ] || apt_packages+=(libnetcdf-dev)
 command -v python3 >/dev/null 2>&1 || apt_packages+=(python3)
+command -v bc >/dev/null 2>&1 || apt_packages+=(bc)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || apt_packages+=(python3-venv)
 
 if [ ${#apt_packages[@]} -gt 0 ]; then

@@ -19,8 +19,21 @@ use super::types::{range_result, Values};
 use super::{NcError, NcResult};
 use crate::map::{Store, StoreKey};
 use rayon::prelude::*;
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+thread_local! {
+    /// A chunk buffer per worker thread, reused across chunks and calls so
+    /// that bulk I/O allocates nothing per chunk.
+    static CHUNK_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A read touching at most this fraction of a chunk, in at most
+/// `PARTIAL_READ_RUNS` runs, reads byte ranges of an uncompressed chunk
+/// instead of the whole chunk.
+const PARTIAL_READ_FRACTION: usize = 8;
+const PARTIAL_READ_RUNS: usize = 16;
 
 /// A resolved hyperslab: per dimension start, count and stride, and the
 /// memory map (element strides of the caller's buffer).
@@ -153,6 +166,30 @@ impl Layout {
             swap_bytes(&mut bytes, self.esize);
         }
         Ok(bytes)
+    }
+
+    /// Checks and byte-swaps a chunk read into a buffer, in place.
+    fn decode_in_place(&self, key: &StoreKey, bytes: &mut [u8]) -> NcResult<()> {
+        self.no_codecs()?;
+        if bytes.len() != self.celems * self.esize {
+            return Err(NcError::with(NC_ENCZARR, format!("chunk {key} has {} bytes, not {}", bytes.len(), self.celems * self.esize)));
+        }
+        if self.swap {
+            swap_bytes(bytes, self.esize);
+        }
+        Ok(())
+    }
+
+    /// Fills `buf` with a chunk of fill values.
+    fn fill_into(&self, buf: &mut Vec<u8>) {
+        buf.clear();
+        if self.fill.iter().all(|&b| b == 0) {
+            buf.resize(self.celems * self.esize, 0);
+        } else {
+            for _ in 0..self.celems {
+                buf.extend_from_slice(&self.fill);
+            }
+        }
     }
 
     /// Native chunk -> store bytes, written.
@@ -446,26 +483,71 @@ impl Dataset {
             MemOut::Bytes { buf, .. } => (Some(SharedMut::new(buf)), None),
             MemOut::Strings(s) => (None, Some(SharedMut::new(s))),
         };
+        // Converts `n` elements (`src`, in the variable's type) to memory offset `moff`.
+        let emit = |moff: usize, src: &[u8], n: usize| -> bool {
+            if let Some(out) = &bytes_out {
+                // SAFETY: see `SharedMut`: positions are disjoint across chunks.
+                let dst = unsafe { out.slice(moff * msize, n * msize) };
+                convert(lay.ftype, src, memtype, dst, n)
+            } else if let Some(out) = &str_out {
+                // SAFETY: as above.
+                let dst = unsafe { out.slice(moff, n) };
+                for (i, s) in dst.iter_mut().enumerate() {
+                    *s = decode_string(lay.strkind, &src[i * lay.esize..(i + 1) * lay.esize]);
+                }
+                false
+            } else {
+                false
+            }
+        };
+        let copy_out = |chunk: &[u8], groups: &[&Vec<(u64, u64)>]| -> bool {
+            let mut r = false;
+            for_each_run(&lay, slab, groups, |moff, coff, n| {
+                r |= emit(moff, &chunk[coff * lay.esize..(coff + n) * lay.esize], n);
+            });
+            r
+        };
         let work = |combo: &Vec<usize>| -> NcResult<()> {
             let idx: Vec<u64> = combo.iter().enumerate().map(|(d, &i)| per_dim[d][i].0).collect();
             let groups: Vec<&Vec<(u64, u64)>> = combo.iter().enumerate().map(|(d, &i)| &per_dim[d][i].1).collect();
             let key = lay.chunk_key(&idx)?;
-            let chunk = self.load_chunk(&lay, &cache, &key, keep)?;
-            let mut r = false;
-            for_each_run(&lay, slab, &groups, |moff, coff, n| {
-                let src = &chunk[coff * lay.esize..(coff + n) * lay.esize];
-                if let Some(out) = &bytes_out {
-                    // SAFETY: see `SharedMut`: positions are disjoint across chunks.
-                    let dst = unsafe { out.slice(moff * msize, n * msize) };
-                    r |= convert(lay.ftype, src, memtype, dst, n);
-                } else if let Some(out) = &str_out {
-                    // SAFETY: as above.
-                    let dst = unsafe { out.slice(moff, n) };
-                    for (i, s) in dst.iter_mut().enumerate() {
-                        *s = decode_string(lay.strkind, &src[i * lay.esize..(i + 1) * lay.esize]);
+            let touched: usize = groups.iter().map(|g| g.len()).product();
+            let last = groups.len() - 1;
+            let inner_runs = if slab.stride[last] == 1 && lay.cstrides[last] == 1 && slab.imap[last] == 1 { 1 } else { groups[last].len() };
+            let runs = groups[..last].iter().map(|g| g.len()).product::<usize>() * inner_runs;
+            let r = if let Some(chunk) = cache.get(&key) {
+                copy_out(&chunk, &groups)
+            } else if !lay.codecs && touched * PARTIAL_READ_FRACTION <= lay.celems && runs <= PARTIAL_READ_RUNS {
+                // A small read of an uncompressed chunk: only the bytes needed.
+                let mut spans = Vec::with_capacity(runs);
+                for_each_run(&lay, slab, &groups, |moff, coff, n| spans.push((moff, coff, n)));
+                let mut r = false;
+                for (moff, coff, n) in spans {
+                    match self.store.get_range(&key, (coff * lay.esize) as u64, (n * lay.esize) as u64)? {
+                        Some(mut b) => {
+                            if lay.swap {
+                                swap_bytes(&mut b, lay.esize);
+                            }
+                            r |= emit(moff, &b, n);
+                        }
+                        None => r |= emit(moff, &lay.fill.repeat(n), n),
                     }
                 }
-            });
+                r
+            } else if keep {
+                let chunk = self.load_chunk(&lay, &cache, &key, true)?;
+                copy_out(&chunk, &groups)
+            } else {
+                CHUNK_BUF.with(|b| -> NcResult<bool> {
+                    let mut buf = b.borrow_mut();
+                    if self.store.get_into(&key, &mut buf)? {
+                        lay.decode_in_place(&key, &mut buf)?;
+                    } else {
+                        lay.fill_into(&mut buf);
+                    }
+                    Ok(copy_out(&buf, &groups))
+                })?
+            };
             if r {
                 range.store(true, Ordering::Relaxed);
             }
@@ -522,40 +604,50 @@ impl Dataset {
                 let valid = lay.chunks[d].min(lay.shape[d].saturating_sub(begin));
                 groups[d].len() as u64 == valid
             });
-            let mut chunk: Vec<u8> = if full {
-                lay.fill_chunk()
+            // Converts the caller's values of this chunk into `chunk`.
+            let fill_in = |chunk: &mut [u8]| -> bool {
+                let mut r = false;
+                for_each_run(&lay, slab, &groups, |moff, coff, n| {
+                    let dst = &mut chunk[coff * lay.esize..(coff + n) * lay.esize];
+                    match &input {
+                        MemIn::Bytes { buf, .. } => {
+                            r |= convert(memtype, &buf[moff * msize..(moff + n) * msize], lay.ftype, dst, n);
+                        }
+                        MemIn::Strings(s) => {
+                            for i in 0..n {
+                                encode_string(lay.strkind, &s[moff + i], &mut dst[i * lay.esize..(i + 1) * lay.esize]);
+                            }
+                        }
+                    }
+                });
+                r
+            };
+            let r = if full {
+                // The whole chunk is new: no read, a reused buffer, straight to the store.
+                CHUNK_BUF.with(|b| -> NcResult<bool> {
+                    let mut buf = b.borrow_mut();
+                    lay.fill_into(&mut buf);
+                    let r = fill_in(&mut buf);
+                    cache.remove(&key);
+                    writer(&key, &buf)?;
+                    Ok(r)
+                })?
             } else {
-                match cache.get(&key) {
+                let mut chunk: Vec<u8> = match cache.get(&key) {
                     Some(c) => c.as_ref().clone(),
                     None => match store.get(&key)? {
                         Some(bytes) => lay.decode(&key, bytes)?,
                         None => lay.fill_chunk(),
                     },
-                }
+                };
+                let r = fill_in(&mut chunk);
+                cache.insert(key, Arc::new(chunk), true, &writer)?;
+                r
             };
-            let mut r = false;
-            for_each_run(&lay, slab, &groups, |moff, coff, n| {
-                let dst = &mut chunk[coff * lay.esize..(coff + n) * lay.esize];
-                match &input {
-                    MemIn::Bytes { buf, .. } => {
-                        r |= convert(memtype, &buf[moff * msize..(moff + n) * msize], lay.ftype, dst, n);
-                    }
-                    MemIn::Strings(s) => {
-                        for i in 0..n {
-                            encode_string(lay.strkind, &s[moff + i], &mut dst[i * lay.esize..(i + 1) * lay.esize]);
-                        }
-                    }
-                }
-            });
             if r {
                 range.store(true, Ordering::Relaxed);
             }
-            if full {
-                cache.remove(&key);
-                writer(&key, &chunk)
-            } else {
-                cache.insert(key, Arc::new(chunk), true, &writer)
-            }
+            Ok(())
         };
         if combos.len() > 1 {
             combos.par_iter().try_for_each(work)?;

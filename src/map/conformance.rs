@@ -31,6 +31,10 @@ pub fn set_get_roundtrip(fx: &dyn Fixture) {
     assert_eq!(s.get(&k("/.zgroup")).unwrap().unwrap(), br#"{"zarr_format": 2}"#);
     assert_eq!(s.get(&k("v/0.0")).unwrap().unwrap(), vec![1, 2, 3, 4]);
     assert_eq!(s.size(&k("/v/0.0")).unwrap(), Some(4));
+    let mut buf = vec![9u8; 100];
+    assert!(s.get_into(&k("/v/0.0"), &mut buf).unwrap());
+    assert_eq!(buf, vec![1, 2, 3, 4]);
+    assert!(!s.get_into(&k("/v/missing"), &mut buf).unwrap());
 }
 
 pub fn missing_keys_are_none(fx: &dyn Fixture) {

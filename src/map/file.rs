@@ -17,7 +17,8 @@ use super::{
     WritableStore,
 };
 use std::fs;
-use std::io::{self, ErrorKind, Read, Seek, SeekFrom, Write};
+use std::io::{self, ErrorKind, Read, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -240,7 +241,7 @@ impl ReadableStore for FileStore {
 
     fn get_range(&self, key: &StoreKey, start: u64, count: u64) -> MapResult<Option<Vec<u8>>> {
         let path = self.path_of(key);
-        let mut f = match fs::File::open(&path) {
+        let f = match fs::File::open(&path) {
             Ok(f) => f,
             Err(e) if is_absent(&e) => return Ok(None),
             Err(e) => return Err(io_err(&path, e)),
@@ -251,10 +252,25 @@ impl ReadableStore for FileStore {
         }
         let range = checked_range(key, start, count, meta.len())?;
         let mut buf = vec![0u8; range.len()];
-        f.seek(SeekFrom::Start(start))
-            .and_then(|_| f.read_exact(&mut buf))
-            .map_err(|e| io_err(&path, e))?;
+        f.read_exact_at(&mut buf, start).map_err(|e| io_err(&path, e))?;
         Ok(Some(buf))
+    }
+
+    fn get_into(&self, key: &StoreKey, buf: &mut Vec<u8>) -> MapResult<bool> {
+        let path = self.path_of(key);
+        let mut f = match fs::File::open(&path) {
+            Ok(f) => f,
+            Err(e) if is_absent(&e) || e.kind() == ErrorKind::IsADirectory => return Ok(false),
+            Err(e) => return Err(io_err(&path, e)),
+        };
+        let meta = f.metadata().map_err(|e| io_err(&path, e))?;
+        if meta.is_dir() {
+            return Ok(false);
+        }
+        buf.clear();
+        buf.reserve(meta.len() as usize);
+        f.read_to_end(buf).map_err(|e| io_err(&path, e))?;
+        Ok(true)
     }
 
     fn size(&self, key: &StoreKey) -> MapResult<Option<u64>> {

@@ -73,6 +73,18 @@ pub trait ReadableStore: Send + Sync {
 
     /// The object's length, or `None` when `key` holds no content.
     fn size(&self, key: &StoreKey) -> MapResult<Option<u64>>;
+
+    /// The whole object into `buf` (reusing its allocation); `false` when
+    /// `key` holds no content.
+    fn get_into(&self, key: &StoreKey, buf: &mut Vec<u8>) -> MapResult<bool> {
+        match self.get(key)? {
+            Some(v) => {
+                *buf = v;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
 }
 
 /// Writing objects.

@@ -1,0 +1,64 @@
+"""The benchmark cases of bench.c with zarr-python 3 (Zarr v2 format,
+uncompressed, 64^3 chunks), one case per process.
+
+Usage: zarr_bench.py CASE DIR   -> prints RESULT <case> <s> <bytes> <peak KiB>"""
+import os
+import resource
+import sys
+import time
+
+import numpy as np
+import zarr
+
+case, d = sys.argv[1], sys.argv[2]
+NX, NY, NZ = (int(os.environ.get(k, v)) for k, v in (("BENCH_NX", 1024), ("BENCH_NY", 512), ("BENCH_NZ", 512)))
+path = f"{d}/big_zarr.zarr"
+nbytes = 0
+if case == "write":
+    data = (np.arange(NX * NY * NZ, dtype=np.int64) % 1000003).astype("f4").reshape(NX, NY, NZ)
+    t0 = time.perf_counter()
+    a = zarr.create_array(path, shape=data.shape, chunks=(64, 64, 64), dtype="f4", zarr_format=2,
+                          compressors=None, fill_value=None, overwrite=True)
+    a[...] = data
+    t1 = time.perf_counter()
+    nbytes = data.nbytes
+elif case == "read":
+    out = np.full((NX, NY, NZ), -1, dtype="f4")
+    t0 = time.perf_counter()
+    a = zarr.open_array(path, mode="r")
+    out[...] = a[...]
+    t1 = time.perf_counter()
+    assert out[1, 2, 3] == (1 * NY * NZ + 2 * NZ + 3) % 1000003
+    nbytes = out.nbytes
+elif case == "slabs":
+    t0 = time.perf_counter()
+    a = zarr.open_array(path, mode="r")
+    for k in range(16):
+        p = a[:, :, (k * 37) % NZ]
+    t1 = time.perf_counter()
+    nbytes = 16 * NX * NY * 4
+elif case == "points":
+    rng = np.random.default_rng(1)
+    idx = np.stack([rng.integers(0, n, 10000) for n in (NX, NY, NZ)], axis=1)
+    t0 = time.perf_counter()
+    a = zarr.open_array(path, mode="r")
+    for i, j, k in idx:
+        v = a[i, j, k]
+    t1 = time.perf_counter()
+    nbytes = 40000
+elif case == "meta-create":
+    t0 = time.perf_counter()
+    g = zarr.open_group(f"{d}/meta_zarr.zarr", mode="w", zarr_format=2)
+    for j in range(1000):
+        arr = g.create_array(f"var{j:04d}", shape=(10,), dtype="f8", compressors=None)
+        arr.attrs.update({f"att{k}": j + k * 0.5 for k in range(10)})
+    t1 = time.perf_counter()
+elif case == "meta-open":
+    t0 = time.perf_counter()
+    g = zarr.open_group(f"{d}/meta_zarr.zarr", mode="r", zarr_format=2)
+    n = sum(len(a.attrs) for _, a in g.arrays())
+    t1 = time.perf_counter()
+    assert n == 10000, n
+else:
+    sys.exit(f"unknown case {case}")
+print(f"RESULT {case} {t1 - t0:.6f} {nbytes} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}")
