@@ -20,13 +20,20 @@ cc $cflags -Iinclude -o "$bin/bench_ours" bench/bench.c -Ltarget/release -lnczar
 cc $cflags -o "$bin/bench_netcdf_c" bench/bench.c -lnetcdf
 cases="write read slabs points meta-create meta-open"
 declare -A T B R
-run() { # run LIB CASE COMMAND...
+REPEAT=${BENCH_REPEAT:-3}
+run() { # run LIB CASE COMMAND...: best wall time of REPEAT runs, largest RSS
     local lib=$1 case=$2
     shift 2
-    local line
-    line=$("$@" | grep '^RESULT') || { echo "bench: $lib $case failed" >&2; exit 1; }
-    read -r _ _ t b r <<<"$line"
-    T[$lib,$case]=$t; B[$lib,$case]=$b; R[$lib,$case]=$r
+    local line i t b r
+    for i in $(seq "$REPEAT"); do
+        line=$("$@" | grep '^RESULT') || { echo "bench: $lib $case failed" >&2; exit 1; }
+        read -r _ _ t b r <<<"$line"
+        if [ -z "${T[$lib,$case]:-}" ] || [ "$(echo "$t < ${T[$lib,$case]}" | bc -l)" = 1 ]; then
+            T[$lib,$case]=$t
+        fi
+        B[$lib,$case]=$b
+        if [ -z "${R[$lib,$case]:-}" ] || [ "$r" -gt "${R[$lib,$case]}" ]; then R[$lib,$case]=$r; fi
+    done
 }
 for c in $cases; do
     run nczarr-rs "$c" "$bin/bench_ours" "$c" "$dir/ours"

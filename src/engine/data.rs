@@ -622,11 +622,36 @@ impl Dataset {
                 });
                 r
             };
+            // A chunk entirely inside the array has no padding to fill.
+            let interior = (0..idx.len()).all(|d| (idx[d] + 1) * lay.chunks[d] <= lay.shape[d]);
+            if full && interior && !lay.swap && memtype == lay.ftype && lay.strkind == StrKind::None {
+                // Same type, same byte order: the caller's runs are the chunk,
+                // in order, if they tile it from offset 0. Write them as they are.
+                if let MemIn::Bytes { buf, .. } = &input {
+                    let mut parts: Vec<&[u8]> = Vec::new();
+                    let mut next = 0usize;
+                    let mut tiled = true;
+                    for_each_run(&lay, slab, &groups, |moff, coff, n| {
+                        tiled &= coff == next;
+                        next = coff + n;
+                        parts.push(&buf[moff * msize..(moff + n) * msize]);
+                    });
+                    if tiled && next == lay.celems {
+                        lay.no_codecs()?;
+                        cache.remove(&key);
+                        store.set_vectored(&key, &parts)?;
+                        return Ok(());
+                    }
+                }
+            }
             let r = if full {
                 // The whole chunk is new: no read, a reused buffer, straight to the store.
                 CHUNK_BUF.with(|b| -> NcResult<bool> {
                     let mut buf = b.borrow_mut();
-                    lay.fill_into(&mut buf);
+                    if !(interior && buf.len() == lay.celems * lay.esize) {
+                        // an interior chunk is overwritten entirely below
+                        lay.fill_into(&mut buf);
+                    }
                     let r = fill_in(&mut buf);
                     cache.remove(&key);
                     writer(&key, &buf)?;

@@ -64,6 +64,13 @@ pub fn overwrite_replaces_whole_object(fx: &dyn Fixture) {
     s.set(&k("/.zattrs"), b"0123456789").unwrap();
     s.set(&k("/.zattrs"), b"ab").unwrap();
     assert_eq!(s.get(&k("/.zattrs")).unwrap().unwrap(), b"ab");
+    // gathered writes: many parts, more than one system call's worth
+    let parts: Vec<Vec<u8>> = (0..3000u32).map(|i| i.to_le_bytes().to_vec()).collect();
+    let refs: Vec<&[u8]> = parts.iter().map(|p| p.as_slice()).collect();
+    s.set_vectored(&k("/v/0"), &refs).unwrap();
+    assert_eq!(s.get(&k("/v/0")).unwrap().unwrap(), parts.concat());
+    s.set_vectored(&k("/v/0"), &[b"", b"x", b""]).unwrap();
+    assert_eq!(s.get(&k("/v/0")).unwrap().unwrap(), b"x");
 }
 
 pub fn ranged_reads(fx: &dyn Fixture) {

@@ -159,6 +159,11 @@ impl FileStore {
 
     /// Writes `bytes` to `path` atomically (temporary file + rename).
     fn write_atomic(&self, key: &StoreKey, path: &Path, bytes: &[u8]) -> MapResult<()> {
+        self.write_atomic_parts(key, path, &[bytes])
+    }
+
+    /// Writes the concatenation of `parts` atomically, with gathering writes.
+    fn write_atomic_parts(&self, key: &StoreKey, path: &Path, parts: &[&[u8]]) -> MapResult<()> {
         if path.is_dir() {
             return Err(MapError::KeyConflict(key.to_string()));
         }
@@ -167,7 +172,17 @@ impl FileStore {
         let tmp = dir.join(format!("{TMP_PREFIX}{}.{n}", std::process::id()));
         let result = (|| {
             let mut f = fs::File::create(&tmp)?;
-            f.write_all(bytes)?;
+            let mut slices: Vec<io::IoSlice> = parts.iter().filter(|p| !p.is_empty()).map(|p| io::IoSlice::new(p)).collect();
+            let mut rest = &mut slices[..];
+            while !rest.is_empty() {
+                // at most IOV_MAX (1024) slices per call
+                let n = rest.len().min(1024);
+                let written = f.write_vectored(&rest[..n])?;
+                if written == 0 {
+                    return Err(io::Error::new(ErrorKind::WriteZero, "short write"));
+                }
+                io::IoSlice::advance_slices(&mut rest, written);
+            }
             drop(f);
             fs::rename(&tmp, path)
         })();
@@ -293,6 +308,16 @@ impl WritableStore for FileStore {
         let path = self.path_of(key);
         self.make_parents(key, &path)?;
         self.write_atomic(key, &path, value)
+    }
+
+    fn set_vectored(&self, key: &StoreKey, parts: &[&[u8]]) -> MapResult<()> {
+        self.check_writable()?;
+        if key.is_root() {
+            return Err(MapError::KeyConflict(key.to_string()));
+        }
+        let path = self.path_of(key);
+        self.make_parents(key, &path)?;
+        self.write_atomic_parts(key, &path, parts)
     }
 
     fn set_range(&self, key: &StoreKey, offset: u64, value: &[u8]) -> MapResult<()> {

@@ -98,6 +98,12 @@ pub trait WritableStore: Send + Sync {
     /// missing.
     fn set_range(&self, key: &StoreKey, offset: u64, value: &[u8]) -> MapResult<()>;
 
+    /// Replaces the object with the concatenation of `parts` (drivers that
+    /// can gather-write override this to avoid assembling the object).
+    fn set_vectored(&self, key: &StoreKey, parts: &[&[u8]]) -> MapResult<()> {
+        self.set(key, &parts.concat())
+    }
+
     /// Removes the object; removing a missing key is not an error.
     fn erase(&self, key: &StoreKey) -> MapResult<()>;
 
