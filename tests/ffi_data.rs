@@ -1,0 +1,126 @@
+//! Every typed put/get variant of the C API, called from Rust: a round trip
+//! per memory type and access family, NC_ERANGE, and strings.
+
+use nczarr_rs::engine::consts::*;
+use nczarr_rs::engine::error::*;
+use nczarr_rs::ffi::data::*;
+use nczarr_rs::ffi::files::*;
+use nczarr_rs::ffi::vars::*;
+use std::ffi::{CStr, CString};
+use std::os::raw::{c_char, c_int};
+
+unsafe fn dataset(name: &str, t: i32) -> (c_int, c_int) {
+    let p = CString::new(format!("mem://ffi_data/{name}")).unwrap();
+    let (mut nc, mut x, mut y, mut v) = (0, 0, 0, 0);
+    assert_eq!(nc_create(p.as_ptr(), NC_CLOBBER, &mut nc), 0);
+    assert_eq!(nc_def_dim(nc, c"x".as_ptr(), 4, &mut x), 0);
+    assert_eq!(nc_def_dim(nc, c"y".as_ptr(), 5, &mut y), 0);
+    assert_eq!(nc_def_var(nc, c"v".as_ptr(), t, 2, [x, y].as_ptr(), &mut v), 0);
+    let ch = [3usize, 2];
+    assert_eq!(nc_def_var_chunking(nc, v, NC_CHUNKED, ch.as_ptr()), 0);
+    (nc, v)
+}
+
+macro_rules! typed_roundtrip {
+    ($test:ident, $t:ty, $nctype:expr, $put:ident, $get:ident, $put1:ident, $get1:ident, $puta:ident, $geta:ident, $puts:ident, $gets:ident, $putm:ident, $getm:ident) => {
+        #[test]
+        fn $test() {
+            unsafe {
+                let (nc, v) = dataset(stringify!($test), $nctype);
+                let all: Vec<$t> = (0..20).map(|i| i as $t).collect();
+                assert_eq!($put(nc, v, all.as_ptr()), 0);
+                let mut back = vec![0 as $t; 20];
+                assert_eq!($get(nc, v, back.as_mut_ptr()), 0);
+                assert_eq!(back, all);
+                let idx = [2usize, 3];
+                let one: $t = 77 as $t;
+                assert_eq!($put1(nc, v, idx.as_ptr(), &one), 0);
+                let mut got: $t = 0 as $t;
+                assert_eq!($get1(nc, v, idx.as_ptr(), &mut got), 0);
+                assert_eq!(got, one);
+                let (start, count) = ([1usize, 1], [2usize, 3]);
+                let block: Vec<$t> = (50..56).map(|i| i as $t).collect();
+                assert_eq!($puta(nc, v, start.as_ptr(), count.as_ptr(), block.as_ptr()), 0);
+                let mut b2 = vec![0 as $t; 6];
+                assert_eq!($geta(nc, v, start.as_ptr(), count.as_ptr(), b2.as_mut_ptr()), 0);
+                assert_eq!(b2, block);
+                let (s0, c0, st) = ([0usize, 0], [2usize, 3], [2isize, 2]);
+                let strided: Vec<$t> = (90..96).map(|i| i as $t).collect();
+                assert_eq!($puts(nc, v, s0.as_ptr(), c0.as_ptr(), st.as_ptr(), strided.as_ptr()), 0);
+                let mut b3 = vec![0 as $t; 6];
+                assert_eq!($gets(nc, v, s0.as_ptr(), c0.as_ptr(), st.as_ptr(), b3.as_mut_ptr()), 0);
+                assert_eq!(b3, strided);
+                // varm: the whole variable transposed
+                let (s4, c4, st4, map) = ([0usize, 0], [4usize, 5], [1isize, 1], [1isize, 4]);
+                let mut t = vec![0 as $t; 20];
+                assert_eq!($getm(nc, v, s4.as_ptr(), c4.as_ptr(), st4.as_ptr(), map.as_ptr(), t.as_mut_ptr()), 0);
+                assert_eq!($get(nc, v, back.as_mut_ptr()), 0);
+                for i in 0..4 {
+                    for j in 0..5 {
+                        assert_eq!(t[j * 4 + i], back[i * 5 + j]);
+                    }
+                }
+                assert_eq!($putm(nc, v, s4.as_ptr(), c4.as_ptr(), st4.as_ptr(), map.as_ptr(), t.as_ptr()), 0);
+                let mut again = vec![0 as $t; 20];
+                assert_eq!($get(nc, v, again.as_mut_ptr()), 0);
+                assert_eq!(again, back);
+                assert_eq!(nc_close(nc), 0);
+            }
+        }
+    };
+}
+
+typed_roundtrip!(schar, i8, NC_BYTE, nc_put_var_schar, nc_get_var_schar, nc_put_var1_schar, nc_get_var1_schar, nc_put_vara_schar, nc_get_vara_schar, nc_put_vars_schar, nc_get_vars_schar, nc_put_varm_schar, nc_get_varm_schar);
+typed_roundtrip!(uchar, u8, NC_UBYTE, nc_put_var_uchar, nc_get_var_uchar, nc_put_var1_uchar, nc_get_var1_uchar, nc_put_vara_uchar, nc_get_vara_uchar, nc_put_vars_uchar, nc_get_vars_uchar, nc_put_varm_uchar, nc_get_varm_uchar);
+typed_roundtrip!(short, i16, NC_SHORT, nc_put_var_short, nc_get_var_short, nc_put_var1_short, nc_get_var1_short, nc_put_vara_short, nc_get_vara_short, nc_put_vars_short, nc_get_vars_short, nc_put_varm_short, nc_get_varm_short);
+typed_roundtrip!(int, i32, NC_INT, nc_put_var_int, nc_get_var_int, nc_put_var1_int, nc_get_var1_int, nc_put_vara_int, nc_get_vara_int, nc_put_vars_int, nc_get_vars_int, nc_put_varm_int, nc_get_varm_int);
+typed_roundtrip!(long, std::os::raw::c_long, NC_INT64, nc_put_var_long, nc_get_var_long, nc_put_var1_long, nc_get_var1_long, nc_put_vara_long, nc_get_vara_long, nc_put_vars_long, nc_get_vars_long, nc_put_varm_long, nc_get_varm_long);
+typed_roundtrip!(float, f32, NC_FLOAT, nc_put_var_float, nc_get_var_float, nc_put_var1_float, nc_get_var1_float, nc_put_vara_float, nc_get_vara_float, nc_put_vars_float, nc_get_vars_float, nc_put_varm_float, nc_get_varm_float);
+typed_roundtrip!(double, f64, NC_DOUBLE, nc_put_var_double, nc_get_var_double, nc_put_var1_double, nc_get_var1_double, nc_put_vara_double, nc_get_vara_double, nc_put_vars_double, nc_get_vars_double, nc_put_varm_double, nc_get_varm_double);
+typed_roundtrip!(ubyte, u8, NC_UBYTE, nc_put_var_ubyte, nc_get_var_ubyte, nc_put_var1_ubyte, nc_get_var1_ubyte, nc_put_vara_ubyte, nc_get_vara_ubyte, nc_put_vars_ubyte, nc_get_vars_ubyte, nc_put_varm_ubyte, nc_get_varm_ubyte);
+typed_roundtrip!(ushort, u16, NC_USHORT, nc_put_var_ushort, nc_get_var_ushort, nc_put_var1_ushort, nc_get_var1_ushort, nc_put_vara_ushort, nc_get_vara_ushort, nc_put_vars_ushort, nc_get_vars_ushort, nc_put_varm_ushort, nc_get_varm_ushort);
+typed_roundtrip!(uint, u32, NC_UINT, nc_put_var_uint, nc_get_var_uint, nc_put_var1_uint, nc_get_var1_uint, nc_put_vara_uint, nc_get_vara_uint, nc_put_vars_uint, nc_get_vars_uint, nc_put_varm_uint, nc_get_varm_uint);
+typed_roundtrip!(longlong, i64, NC_INT64, nc_put_var_longlong, nc_get_var_longlong, nc_put_var1_longlong, nc_get_var1_longlong, nc_put_vara_longlong, nc_get_vara_longlong, nc_put_vars_longlong, nc_get_vars_longlong, nc_put_varm_longlong, nc_get_varm_longlong);
+typed_roundtrip!(ulonglong, u64, NC_UINT64, nc_put_var_ulonglong, nc_get_var_ulonglong, nc_put_var1_ulonglong, nc_get_var1_ulonglong, nc_put_vara_ulonglong, nc_get_vara_ulonglong, nc_put_vars_ulonglong, nc_get_vars_ulonglong, nc_put_varm_ulonglong, nc_get_varm_ulonglong);
+typed_roundtrip!(text, c_char, NC_CHAR, nc_put_var_text, nc_get_var_text, nc_put_var1_text, nc_get_var1_text, nc_put_vara_text, nc_get_vara_text, nc_put_vars_text, nc_get_vars_text, nc_put_varm_text, nc_get_varm_text);
+
+#[test]
+fn untyped_range_errors_and_big_endian() {
+    unsafe {
+        let (nc, v) = dataset("untyped", NC_SHORT);
+        assert_eq!(nc_def_var_endian(nc, v, NC_ENDIAN_BIG), 0);
+        let vals: Vec<i16> = (0..20).map(|i| i * 1000).collect();
+        assert_eq!(nc_put_var(nc, v, vals.as_ptr().cast()), 0);
+        let mut back = vec![0i16; 20];
+        assert_eq!(nc_get_var(nc, v, back.as_mut_ptr().cast()), 0);
+        assert_eq!(back, vals);
+        // 19000 does not fit a signed char: converted anyway, reported
+        let mut bytes = vec![0i8; 20];
+        assert_eq!(nc_get_var_schar(nc, v, bytes.as_mut_ptr()), NC_ERANGE);
+        assert_eq!(bytes[0], 0);
+        let big = vec![1e9f64; 20];
+        assert_eq!(nc_put_var_double(nc, v, big.as_ptr()), NC_ERANGE);
+        assert_eq!(nc_close(nc), 0);
+    }
+}
+
+#[test]
+fn string_variables() {
+    unsafe {
+        let (nc, v) = dataset("strings", NC_STRING);
+        let owned: Vec<CString> = (0..20).map(|i| CString::new(format!("s{i}")).unwrap()).collect();
+        let mut ptrs: Vec<*const c_char> = owned.iter().map(|c| c.as_ptr()).collect();
+        ptrs[3] = std::ptr::null(); // a NULL string is stored as ""
+        assert_eq!(nc_put_var_string(nc, v, ptrs.as_mut_ptr()), 0);
+        let mut out: Vec<*mut c_char> = vec![std::ptr::null_mut(); 20];
+        assert_eq!(nc_get_var_string(nc, v, out.as_mut_ptr()), 0);
+        let got: Vec<String> = out.iter().map(|&p| CStr::from_ptr(p).to_str().unwrap().to_string()).collect();
+        assert_eq!(got[0], "s0");
+        assert_eq!(got[3], "");
+        assert_eq!(got[19], "s19");
+        assert_eq!(nc_free_string(20, out.as_mut_ptr()), 0);
+        let mut ints = [0i32; 20];
+        assert_eq!(nc_get_var_int(nc, v, ints.as_mut_ptr()), NC_EBADTYPE);
+        assert_eq!(nc_close(nc), 0);
+    }
+}
