@@ -347,6 +347,11 @@ fn plan(lay: &Layout, slab: &Slab) -> (Vec<Vec<(u64, Vec<(u64, u64)>)>>, Vec<Vec
     (per_dim, combos)
 }
 
+/// The chunk index and per-dimension positions of one chunk of a plan.
+fn chunk_at<'a>(per_dim: &'a [Vec<(u64, Vec<(u64, u64)>)>], combo: &[usize]) -> (Vec<u64>, Vec<&'a Vec<(u64, u64)>>) {
+    combo.iter().enumerate().map(|(d, &i)| (per_dim[d][i].0, &per_dim[d][i].1)).unzip()
+}
+
 fn type_check(v: &Var, memtype: NcType) -> NcResult<()> {
     let (vs, ms) = (v.nctype == NC_STRING, memtype == NC_STRING);
     if vs != ms {
@@ -508,8 +513,7 @@ impl Dataset {
             r
         };
         let work = |combo: &Vec<usize>| -> NcResult<()> {
-            let idx: Vec<u64> = combo.iter().enumerate().map(|(d, &i)| per_dim[d][i].0).collect();
-            let groups: Vec<&Vec<(u64, u64)>> = combo.iter().enumerate().map(|(d, &i)| &per_dim[d][i].1).collect();
+            let (idx, groups) = chunk_at(&per_dim, combo);
             let key = lay.chunk_key(&idx)?;
             let touched: usize = groups.iter().map(|g| g.len()).product();
             let last = groups.len() - 1;
@@ -595,8 +599,7 @@ impl Dataset {
         let range = AtomicBool::new(false);
         let msize = if memtype == NC_STRING { 0 } else { elem_size(memtype) };
         let work = |combo: &Vec<usize>| -> NcResult<()> {
-            let idx: Vec<u64> = combo.iter().enumerate().map(|(d, &i)| per_dim[d][i].0).collect();
-            let groups: Vec<&Vec<(u64, u64)>> = combo.iter().enumerate().map(|(d, &i)| &per_dim[d][i].1).collect();
+            let (idx, groups) = chunk_at(&per_dim, combo);
             let key = lay.chunk_key(&idx)?;
             // Whole chunk covered (up to the array's edge)?
             let full = (0..idx.len()).all(|d| {

@@ -11,9 +11,14 @@ use crate::engine::{file, NcError, NcResult};
 use std::os::raw::{c_char, c_int};
 use std::sync::{Arc, RwLock};
 
-fn open_handle(ds: crate::engine::model::Dataset) -> NcResult<i32> {
+/// Creates (`create`) or opens a dataset and returns its ncid through `ncidp`.
+unsafe fn new_dataset(path: *const c_char, mode: c_int, ncidp: *mut c_int, create: bool) -> NcResult<()> {
+    non_null(ncidp)?;
+    let path = c_str(path)?;
+    let ds = if create { file::create(path, mode)? } else { file::open(path, mode)? };
     let id = FILES.insert(Arc::new(RwLock::new(ds)))?;
-    Ok(make_ncid(id, 0))
+    *ncidp = make_ncid(id, 0);
+    Ok(())
 }
 
 fn unlimdims(ds: &crate::engine::model::Dataset, gid: usize) -> Vec<c_int> {
@@ -26,13 +31,7 @@ fn unlimdims(ds: &crate::engine::model::Dataset, gid: usize) -> Vec<c_int> {
 /// `path` is a NUL-terminated string; `ncidp` points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_create(path: *const c_char, cmode: c_int, ncidp: *mut c_int) -> c_int {
-    guard("nc_create", || {
-        non_null(ncidp)?;
-        let ds = file::create(c_str(path)?, cmode)?;
-        let ncid = open_handle(ds)?;
-        *ncidp = ncid;
-        Ok(())
-    })
+    guard("nc_create", || new_dataset(path, cmode, ncidp, true))
 }
 
 /// `nc_create` with netCDF-3 tuning arguments, which NCZarr ignores.
@@ -48,13 +47,7 @@ pub unsafe extern "C" fn nc__create(
     ncidp: *mut c_int,
 ) -> c_int {
     let _ = (initialsz, chunksizehintp);
-    guard("nc__create", || {
-        non_null(ncidp)?;
-        let ds = file::create(c_str(path)?, cmode)?;
-        let ncid = open_handle(ds)?;
-        *ncidp = ncid;
-        Ok(())
-    })
+    guard("nc__create", || new_dataset(path, cmode, ncidp, true))
 }
 
 /// Opens a dataset; `NC_WRITE` in `mode` for writing.
@@ -63,13 +56,7 @@ pub unsafe extern "C" fn nc__create(
 /// `path` is a NUL-terminated string; `ncidp` points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_open(path: *const c_char, mode: c_int, ncidp: *mut c_int) -> c_int {
-    guard("nc_open", || {
-        non_null(ncidp)?;
-        let ds = file::open(c_str(path)?, mode)?;
-        let ncid = open_handle(ds)?;
-        *ncidp = ncid;
-        Ok(())
-    })
+    guard("nc_open", || new_dataset(path, mode, ncidp, false))
 }
 
 /// `nc_open` with a netCDF-3 tuning argument, which NCZarr ignores.
@@ -79,13 +66,7 @@ pub unsafe extern "C" fn nc_open(path: *const c_char, mode: c_int, ncidp: *mut c
 #[no_mangle]
 pub unsafe extern "C" fn nc__open(path: *const c_char, mode: c_int, chunksizehintp: *mut usize, ncidp: *mut c_int) -> c_int {
     let _ = chunksizehintp;
-    guard("nc__open", || {
-        non_null(ncidp)?;
-        let ds = file::open(c_str(path)?, mode)?;
-        let ncid = open_handle(ds)?;
-        *ncidp = ncid;
-        Ok(())
-    })
+    guard("nc__open", || new_dataset(path, mode, ncidp, false))
 }
 
 /// Persists everything and closes. On error the ncid stays valid.

@@ -19,6 +19,7 @@ use crate::engine::error::{NC_EEMPTY, NC_EINVAL, NC_ENOOBJECT, NC_ENOTBUILT};
 use crate::engine::{NcError, NcResult};
 use crate::map::{Driver, Features, Store, StoreKey};
 use std::os::raw::{c_char, c_int, c_void};
+use std::sync::Arc;
 
 pub const NCZM_UNDEF: NCZM_IMPL = 0;
 pub const NCZM_FILE: NCZM_IMPL = 1;
@@ -48,6 +49,25 @@ fn feature_bits(f: Features) -> NCZM_FEATURES {
     (if f.write_once { NCZM_WRITEONCE } else { 0 }) | (if f.zero_start { NCZM_ZEROSTART } else { 0 })
 }
 
+/// Opens or creates a map on `path` with `make` and returns its new handle
+/// through `mapidp`.
+unsafe fn new_map(
+    imp: NCZM_IMPL,
+    path: *const c_char,
+    mapidp: *mut c_int,
+    make: impl FnOnce(Driver, &str) -> crate::map::MapResult<Arc<dyn Store>>,
+) -> NcResult<()> {
+    non_null(mapidp)?;
+    let path = c_str(path)?;
+    if path.is_empty() {
+        return Err(NcError::new(NC_EINVAL));
+    }
+    let store = make(driver(imp)?, path)?;
+    let id = MAPS.insert(store)?;
+    *mapidp = id;
+    Ok(())
+}
+
 fn parse_key(k: &str) -> NcResult<StoreKey> {
     Ok(StoreKey::parse(k)?)
 }
@@ -69,17 +89,7 @@ pub unsafe extern "C" fn nczmap_create(
     mapidp: *mut c_int,
 ) -> c_int {
     let _ = (constraints, parameters);
-    guard("nczmap_create", || {
-        non_null(mapidp)?;
-        let path = c_str(path)?;
-        if path.is_empty() {
-            return Err(NcError::new(NC_EINVAL));
-        }
-        let store = driver(imp)?.create(path, mode & NC_NOCLOBBER == 0)?;
-        let id = MAPS.insert(store)?;
-        *mapidp = id;
-        Ok(())
-    })
+    guard("nczmap_create", || new_map(imp, path, mapidp, |d, p| d.create(p, mode & NC_NOCLOBBER == 0)))
 }
 
 /// Opens a map on an existing dataset (`NC_ENOOBJECT` if there is none);
@@ -97,17 +107,7 @@ pub unsafe extern "C" fn nczmap_open(
     mapidp: *mut c_int,
 ) -> c_int {
     let _ = (constraints, parameters);
-    guard("nczmap_open", || {
-        non_null(mapidp)?;
-        let path = c_str(path)?;
-        if path.is_empty() {
-            return Err(NcError::new(NC_EINVAL));
-        }
-        let store = driver(imp)?.open(path, mode & NC_WRITE != 0)?;
-        let id = MAPS.insert(store)?;
-        *mapidp = id;
-        Ok(())
-    })
+    guard("nczmap_open", || new_map(imp, path, mapidp, |d, p| d.open(p, mode & NC_WRITE != 0)))
 }
 
 /// Closes the map; with `deleteit` non-zero the whole dataset is deleted
