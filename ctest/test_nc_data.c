@@ -306,6 +306,54 @@ static void test_misc(void) {
     CHECK(sz == (32 << 20) && ne == 2000 && pre == 0.25f);
 }
 
+/* Deflate and shuffle: round trip, inquiry, and netCDF-C's error codes. */
+static void test_deflate(void) {
+    int nc, d, v, sc, sh, de, lv, i;
+    size_t ch = 100, nf;
+    unsigned int ids[4], level = 3;
+    double in[1000], out[1000];
+    for (i = 0; i < 1000; i++) in[i] = (double)(i % 10);
+    snprintf(path, sizeof path, "file://%s/deflate.zarr#mode=nczarr,file", base);
+    OK(nc_create(path, NC_CLOBBER, &nc));
+    OK(nc_def_dim(nc, "x", 1000, &d));
+    OK(nc_def_var(nc, "v", NC_DOUBLE, 1, &d, &v));
+    OK(nc_def_var_chunking(nc, v, NC_CHUNKED, &ch));
+    OK(nc_def_var_deflate(nc, v, 1, 1, 9));
+    EXPECT(nc_def_var_deflate(nc, v, 0, 1, 10), NC_EINVAL);
+    OK(nc_def_var(nc, "sc", NC_INT, 0, NULL, &sc));
+    EXPECT(nc_def_var_deflate(nc, sc, 0, 1, 1), NC_EINVAL);
+    EXPECT(nc_def_var_filter(nc, v, 307, 1, &level), NC_ENOFILTER); /* bzip2: not built */
+    OK(nc_inq_filter_avail(nc, 1));
+    OK(nc_inq_filter_avail(nc, 2));
+    EXPECT(nc_inq_filter_avail(nc, 32001), NC_ENOFILTER);
+    OK(nc_put_var_double(nc, v, in));
+    OK(nc_close(nc));
+    OK(nc_open(path, NC_WRITE, &nc));
+    OK(nc_get_var_double(nc, v, out));
+    CHECK(memcmp(in, out, sizeof in) == 0);
+    OK(nc_inq_var_deflate(nc, v, &sh, &de, &lv));
+    CHECK(sh == 1 && de == 1 && lv == 9);
+    OK(nc_inq_var_filter_ids(nc, v, &nf, ids));
+    CHECK(nf == 2 && ids[0] == 2 && ids[1] == 1);
+    EXPECT(nc_def_var_deflate(nc, v, 0, 1, 1), NC_ELATEDEF);
+    {
+        /* partial write into a compressed chunk: read-modify-write */
+        size_t s1 = 150, c1 = 1;
+        double x = -1;
+        OK(nc_put_vara_double(nc, v, &s1, &c1, &x));
+        OK(nc_get_var_double(nc, v, out));
+        CHECK(out[150] == -1 && out[149] == 9 && out[151] == 1);
+    }
+    OK(nc_close(nc));
+    {
+        /* 1000 doubles that compress well: the chunk on disk is small */
+        char chunk[4300];
+        struct stat st;
+        snprintf(chunk, sizeof chunk, "%s/deflate.zarr/v/0", base);
+        CHECK(stat(chunk, &st) == 0 && st.st_size < 400);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && argv[1][0] == '/') snprintf(base, sizeof base, "%s", argv[1]);
     else {
@@ -321,5 +369,6 @@ int main(int argc, char **argv) {
     test_fill();
     test_strings();
     test_misc();
+    test_deflate();
     return t_finish("test_nc_data");
 }

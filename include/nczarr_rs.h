@@ -2701,7 +2701,27 @@ int nc_inq_var_filter_info(int ncid,
                            unsigned int *params);
 
 /**
- * No filter can encode data in this build yet: always `NC_ENOFILTER`.
+ * Deflate (zlib) and shuffle, stored as the Zarr codecs `zlib` and
+ * `shuffle`. Only before the variable is on disk (`NC_ELATEDEF`).
+ */
+int nc_def_var_deflate(int ncid, int varid, int shuffle, int deflate, int deflate_level);
+
+/**
+ * The HDF5-style filter API for the filters this build has: deflate (1,
+ * one parameter: the level) and shuffle (2). Others: `NC_ENOFILTER`.
+ *
+ * # Safety
+ * `parms` holds `nparams` values (it may be NULL when `nparams` is 0).
+ */
+int nc_def_var_filter(int ncid,
+                      int varid,
+                      unsigned int id,
+                      size_t nparams,
+                      const unsigned int *parms);
+
+/**
+ * `NC_NOERR` for the filters this build can encode and decode (deflate,
+ * shuffle), `NC_ENOFILTER` for any other.
  */
 int nc_inq_filter_avail(int ncid, unsigned int id);
 

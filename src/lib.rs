@@ -6,6 +6,7 @@
 //! * [`engine`]: netCDF semantics (constants, errors, data model, metadata).
 //! * [`map`]: key/object stores and their drivers; knows nothing of netCDF.
 
+pub mod codec;
 pub mod engine;
 pub mod ffi;
 pub mod map;

@@ -213,3 +213,42 @@ fn unlimited_dimension_grows() {
     assert_eq!(vals, Values::Int(vec![0, NC_FILL_INT, 1, NC_FILL_INT, 2, NC_FILL_INT, 3, NC_FILL_INT, 4]));
     assert_eq!(ds.slab(0, v, Some(&[9]), Some(&[1]), None, None, false).unwrap_err().code(), NC_EINVALCOORDS);
 }
+
+#[test]
+fn codecs_roundtrip_and_fail_cleanly() {
+    let mut ds = file::create("mem://data/codecs", NC_CLOBBER).unwrap();
+    let x = ds.def_dim(0, "x", 64).unwrap() as i32;
+    let v = ds.def_var(0, "v", NC_SHORT, &[x]).unwrap() as i32;
+    ds.def_var_chunking(0, v, NC_CHUNKED, Some(&[16])).unwrap();
+    ds.def_var_endian(0, v, NC_ENDIAN_BIG).unwrap();
+    ds.def_var_deflate(0, v, true, true, 6).unwrap();
+    let vals = Values::Short((0..64).map(|i| (i % 5) as i16).collect());
+    put(&mut ds, 0, v, &[0], &[64], &vals).unwrap();
+    put(&mut ds, 0, v, &[3], &[1], &Values::Short(vec![-7])).unwrap();
+    ds.close().unwrap();
+    let ds = file::open("mem://data/codecs", NC_NOWRITE).unwrap();
+    let (back, _) = get(&ds, 0, v, &[0], &[64], NC_SHORT);
+    let Values::Short(b) = back else { unreachable!() };
+    assert_eq!(b[3], -7);
+    assert_eq!(b[4], 4);
+    assert_eq!(b[63], 3);
+    // a small read of a compressed chunk decodes the whole chunk
+    assert_eq!(get(&ds, 0, v, &[3], &[1], NC_INT).0, Values::Int(vec![-7]));
+
+    // unknown codec: metadata reads, data access is NC_ENOFILTER
+    let url = store_with(
+        "blosc",
+        &[
+            ("/.zgroup", br#"{"zarr_format": 2}"#),
+            ("/b/.zarray", br#"{"zarr_format": 2, "shape": [4], "dtype": "<i4", "chunks": [4], "fill_value": 0, "order": "C", "compressor": {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1}, "filters": null}"#),
+            ("/b/0", b"not really blosc"),
+            ("/z/.zarray", br#"{"zarr_format": 2, "shape": [4], "dtype": "<i4", "chunks": [4], "fill_value": 0, "order": "C", "compressor": {"id": "zlib", "level": 1}, "filters": null}"#),
+            ("/z/0", b"corrupt zlib data"),
+        ],
+    );
+    let ds = file::open(&url, NC_NOWRITE).unwrap();
+    let b = ds.find_var(0, "b").unwrap() as i32;
+    assert_eq!(get(&ds, 0, b, &[0], &[4], NC_INT).1, NC_ENOFILTER);
+    let z = ds.find_var(0, "z").unwrap() as i32;
+    assert_eq!(get(&ds, 0, z, &[0], &[4], NC_INT).1, NC_EFILTER);
+}

@@ -84,7 +84,10 @@ struct Layout {
     key: StoreKey,
     fill: Vec<u8>,
     strkind: StrKind,
-    codecs: bool,
+    /// The codec chain, if the variable has codecs this build can run.
+    chain: Option<Arc<crate::codec::Chain>>,
+    /// Why the codecs cannot run (unknown or bad codec): data access fails.
+    codec_err: Option<NcError>,
 }
 
 impl Layout {
@@ -109,6 +112,15 @@ impl Layout {
             acc = acc.saturating_mul(chunks[d]);
         }
         let celems = usize::try_from(acc).ok().filter(|n| n.checked_mul(esize).is_some()).ok_or_else(|| NcError::with(NC_EBADCHUNK, "chunk too large"))?;
+        let (chain, codec_err) = if v.codecs.is_empty() {
+            (None, None)
+        } else {
+            match crate::codec::Chain::new(&v.codecs, esize) {
+                Ok(c) => (Some(Arc::new(c)), None),
+                Err(e @ crate::codec::CodecError::Unknown(_)) => (None, Some(NcError::with(NC_ENOFILTER, e.to_string()))),
+                Err(e) => (None, Some(NcError::with(NC_EFILTER, e.to_string()))),
+            }
+        };
         let fill = if v.no_fill || strkind != StrKind::None {
             vec![0u8; esize]
         } else {
@@ -132,7 +144,8 @@ impl Layout {
             key: ds.var_key(gid, varid),
             fill,
             strkind,
-            codecs: !v.codecs.is_empty(),
+            chain,
+            codec_err,
         })
     }
 
@@ -149,16 +162,34 @@ impl Layout {
         }
     }
 
-    fn no_codecs(&self) -> NcResult<()> {
-        if self.codecs {
-            return Err(NcError::with(NC_ENOFILTER, "this variable's codecs are not available in this build"));
+    /// `Err` if the variable's codecs cannot run in this build.
+    fn check_codecs(&self) -> NcResult<()> {
+        match &self.codec_err {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
         }
-        Ok(())
+    }
+
+    /// Chunks are stored as raw bytes (no codecs): byte ranges can be read
+    /// and written directly.
+    fn raw(&self) -> bool {
+        self.chain.is_none() && self.codec_err.is_none()
+    }
+
+    /// Undoes the codecs of a stored chunk.
+    fn uncompress(&self, key: &StoreKey, bytes: Vec<u8>) -> NcResult<Vec<u8>> {
+        self.check_codecs()?;
+        match &self.chain {
+            Some(c) => c
+                .decode(&bytes, self.celems * self.esize)
+                .map_err(|e| NcError::with(NC_EFILTER, format!("chunk {key}: {e}"))),
+            None => Ok(bytes),
+        }
     }
 
     /// Store bytes -> native chunk.
-    fn decode(&self, key: &StoreKey, mut bytes: Vec<u8>) -> NcResult<Vec<u8>> {
-        self.no_codecs()?;
+    fn decode(&self, key: &StoreKey, bytes: Vec<u8>) -> NcResult<Vec<u8>> {
+        let mut bytes = self.uncompress(key, bytes)?;
         if bytes.len() != self.celems * self.esize {
             return Err(NcError::with(NC_ENCZARR, format!("chunk {key} has {} bytes, not {}", bytes.len(), self.celems * self.esize)));
         }
@@ -168,9 +199,12 @@ impl Layout {
         Ok(bytes)
     }
 
-    /// Checks and byte-swaps a chunk read into a buffer, in place.
-    fn decode_in_place(&self, key: &StoreKey, bytes: &mut [u8]) -> NcResult<()> {
-        self.no_codecs()?;
+    /// Decodes a chunk read into a buffer, in place when it has no codecs.
+    fn decode_in_place(&self, key: &StoreKey, bytes: &mut Vec<u8>) -> NcResult<()> {
+        self.check_codecs()?;
+        if self.chain.is_some() {
+            *bytes = self.uncompress(key, std::mem::take(bytes))?;
+        }
         if bytes.len() != self.celems * self.esize {
             return Err(NcError::with(NC_ENCZARR, format!("chunk {key} has {} bytes, not {}", bytes.len(), self.celems * self.esize)));
         }
@@ -194,13 +228,22 @@ impl Layout {
 
     /// Native chunk -> store bytes, written.
     fn encode_and_write(&self, store: &dyn Store, key: &StoreKey, data: &[u8]) -> NcResult<()> {
-        self.no_codecs()?;
-        if self.swap {
+        self.check_codecs()?;
+        let swapped;
+        let native = if self.swap {
             let mut b = data.to_vec();
             swap_bytes(&mut b, self.esize);
-            store.set(key, &b)?;
+            swapped = b;
+            &swapped[..]
         } else {
-            store.set(key, data)?;
+            data
+        };
+        match &self.chain {
+            Some(c) => {
+                let enc = c.encode(native).map_err(|e| NcError::with(NC_EFILTER, format!("chunk {key}: {e}")))?;
+                store.set(key, &enc)?;
+            }
+            None => store.set(key, native)?,
         }
         Ok(())
     }
@@ -521,7 +564,7 @@ impl Dataset {
             let runs = groups[..last].iter().map(|g| g.len()).product::<usize>() * inner_runs;
             let r = if let Some(chunk) = cache.get(&key) {
                 copy_out(&chunk, &groups)
-            } else if !lay.codecs && touched * PARTIAL_READ_FRACTION <= lay.celems && runs <= PARTIAL_READ_RUNS {
+            } else if lay.raw() && touched * PARTIAL_READ_FRACTION <= lay.celems && runs <= PARTIAL_READ_RUNS {
                 // A small read of an uncompressed chunk: only the bytes needed.
                 let mut spans = Vec::with_capacity(runs);
                 for_each_run(&lay, slab, &groups, |moff, coff, n| spans.push((moff, coff, n)));
@@ -592,7 +635,7 @@ impl Dataset {
         v.has_data = true;
         let cache = v.cache.clone();
         let lay = Layout::new(self, gid, varid as usize)?;
-        lay.no_codecs()?;
+        lay.check_codecs()?;
         let (per_dim, combos) = plan(&lay, slab);
         let store = self.store.clone();
         let writer = |k: &StoreKey, d: &[u8]| lay.encode_and_write(&*store, k, d);
@@ -627,7 +670,7 @@ impl Dataset {
             };
             // A chunk entirely inside the array has no padding to fill.
             let interior = (0..idx.len()).all(|d| (idx[d] + 1) * lay.chunks[d] <= lay.shape[d]);
-            if full && interior && !lay.swap && memtype == lay.ftype && lay.strkind == StrKind::None {
+            if full && interior && lay.raw() && !lay.swap && memtype == lay.ftype && lay.strkind == StrKind::None {
                 // Same type, same byte order: the caller's runs are the chunk,
                 // in order, if they tile it from offset 0. Write them as they are.
                 if let MemIn::Bytes { buf, .. } = &input {
@@ -640,7 +683,6 @@ impl Dataset {
                         parts.push(&buf[moff * msize..(moff + n) * msize]);
                     });
                     if tiled && next == lay.celems {
-                        lay.no_codecs()?;
                         cache.remove(&key);
                         store.set_vectored(&key, &parts)?;
                         return Ok(());

@@ -484,6 +484,39 @@ impl Dataset {
         Ok(())
     }
 
+    /// `nc_def_var_deflate`: shuffle and/or zlib (as the Zarr codecs
+    /// numcodecs and netCDF-C 4.10 name them). Forces chunked storage.
+    pub fn def_var_deflate(&mut self, gid: usize, varid: i32, shuffle: bool, deflate: bool, level: i32) -> NcResult<()> {
+        let v = self.var(gid, varid)?;
+        self.check_writable()?;
+        if v.persisted {
+            return Err(NcError::new(NC_ELATEDEF));
+        }
+        if v.is_scalar() {
+            return Err(NcError::new(NC_EINVAL));
+        }
+        if v.nctype == NC_STRING {
+            return Err(NcError::new(NC_EFILTER));
+        }
+        if deflate && !(NC_MIN_DEFLATE_LEVEL..=NC_MAX_DEFLATE_LEVEL).contains(&level) {
+            return Err(NcError::new(NC_EINVAL));
+        }
+        let esize = type_size(v.nctype).unwrap_or(1);
+        if v.storage != NC_CHUNKED {
+            self.def_var_chunking(gid, varid, NC_CHUNKED, None)?;
+        }
+        let v = self.var_mut(gid, varid)?;
+        let id_of = |c: &serde_json::Value| c.get("id").and_then(|i| i.as_str()).unwrap_or("").to_string();
+        if shuffle && !v.codecs.iter().any(|c| id_of(c) == "shuffle") {
+            v.codecs.insert(0, serde_json::json!({"id": "shuffle", "elementsize": esize}));
+        }
+        if deflate {
+            v.codecs.retain(|c| id_of(c) != "zlib");
+            v.codecs.push(serde_json::json!({"id": "zlib", "level": level}));
+        }
+        Ok(())
+    }
+
     /// (no_fill, fill value) of a variable.
     pub fn inq_var_fill(&self, gid: usize, varid: i32) -> NcResult<(bool, Values)> {
         let v = self.var(gid, varid)?;

@@ -341,13 +341,49 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(ncid: c_int, varid: c_int, id: c
     })
 }
 
-/// No filter can encode data in this build yet: always `NC_ENOFILTER`.
+/// Deflate (zlib) and shuffle, stored as the Zarr codecs `zlib` and
+/// `shuffle`. Only before the variable is on disk (`NC_ELATEDEF`).
+#[no_mangle]
+pub extern "C" fn nc_def_var_deflate(ncid: c_int, varid: c_int, shuffle: c_int, deflate: c_int, deflate_level: c_int) -> c_int {
+    guard("nc_def_var_deflate", || {
+        not_global(varid)?;
+        write(ncid, |ds, gid| ds.def_var_deflate(gid, varid, shuffle != 0, deflate != 0, deflate_level))
+    })
+}
+
+/// The HDF5-style filter API for the filters this build has: deflate (1,
+/// one parameter: the level) and shuffle (2). Others: `NC_ENOFILTER`.
+///
+/// # Safety
+/// `parms` holds `nparams` values (it may be NULL when `nparams` is 0).
+#[no_mangle]
+pub unsafe extern "C" fn nc_def_var_filter(ncid: c_int, varid: c_int, id: c_uint, nparams: usize, parms: *const c_uint) -> c_int {
+    guard("nc_def_var_filter", || {
+        not_global(varid)?;
+        let params = in_slice(parms, nparams)?;
+        write(ncid, |ds, gid| match id {
+            H5Z_FILTER_DEFLATE => {
+                if params.len() != 1 {
+                    return Err(NcError::new(NC_EFILTER));
+                }
+                ds.def_var_deflate(gid, varid, false, true, params[0] as c_int)
+            }
+            H5Z_FILTER_SHUFFLE => ds.def_var_deflate(gid, varid, true, false, 0),
+            _ => Err(NcError::new(NC_ENOFILTER)),
+        })
+    })
+}
+
+/// `NC_NOERR` for the filters this build can encode and decode (deflate,
+/// shuffle), `NC_ENOFILTER` for any other.
 #[no_mangle]
 pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
     guard("nc_inq_filter_avail", || {
         read(ncid, |_, _| Ok(()))?;
-        let _ = id;
-        Err(NcError::new(NC_ENOFILTER))
+        match id {
+            H5Z_FILTER_DEFLATE | H5Z_FILTER_SHUFFLE => Ok(()),
+            _ => Err(NcError::new(NC_ENOFILTER)),
+        }
     })
 }
 

@@ -68,6 +68,8 @@ for name, extra in (("ours_full", FULL_ONLY), ("ours_portable", {}), ("ours_zarr
         check(arrays["big"][...].ravel().tolist() == [1.5 * i for i in range(12)], f"{name}: big-endian data")
         check(arrays["str"][...].tolist() == [b"alpha", b"", b"beta", b"gamma"], f"{name}: string data")
         check(arrays["scalar"][...].tolist() == [6.5], f"{name}: scalar data")
+        zipped = g["zipped"]
+        check(zipped[...].ravel().tolist() == [i * 10 - 50 for i in range(12)], f"{name}: zlib+shuffle data")
     check(g["g/deeper/w"].shape == (5,), f"{name}: g/deeper/w shape")
     if name == "ours_full":
         continue  # xarray would open "c" too (see above)

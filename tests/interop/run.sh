@@ -43,8 +43,11 @@ ncgen -4 -o "file://$d/ncgen_zarr.zarr#mode=zarr,file" "$here/ref.cdl" || bad "D
 "$py" "$here/write_ref.py" "$d" || bad "write_ref.py"
 "$out/write_ours" "$d" || bad "write_ours"
 
+# The wheel's netCDF-C finds its codec plugins (zlib, shuffle, ...) here.
+wheel_plugins=$(dirname "$(dirname "$wheel_lib")")/netCDF4/plugins
 walk() { # walk READER DATASET -> file
-    "$out/ncwalk_$1" "file://$d/$2.zarr#mode=nczarr,file" > "$out/walk/$2.$1" 2> "$out/walk/$2.$1.err"
+    NETCDF_PLUGIN_PATH=$wheel_plugins HDF5_PLUGIN_PATH=$wheel_plugins \
+        "$out/ncwalk_$1" "file://$d/$2.zarr#mode=nczarr,file" > "$out/walk/$2.$1" 2> "$out/walk/$2.$1.err"
 }
 
 # compare DATASET READER [compare.py options] -- the reference READER against ours.

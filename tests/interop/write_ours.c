@@ -71,6 +71,8 @@ static void common(int nc, int full) {
         d2[0] = x; d2[1] = y;
         E(nc_def_var(nc, "big", NC_FLOAT, 2, d2, &v));
         E(nc_def_var_endian(nc, v, NC_ENDIAN_BIG));
+        E(nc_def_var(nc, "zipped", NC_INT, 2, d2, &v));
+        E(nc_def_var_deflate(nc, v, 1, 1, 4));
     }
 }
 
@@ -134,6 +136,8 @@ static void data(int nc, int full) {
         E(nc_put_var_string(nc, v, strs));
         E(nc_inq_varid(nc, "big", &v));
         E(nc_put_var_float(nc, v, big));
+        E(nc_inq_varid(nc, "zipped", &v));
+        E(nc_put_var_int(nc, v, vi));
     }
 }
 

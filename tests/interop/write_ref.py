@@ -7,6 +7,7 @@ import os
 import sys
 
 import netCDF4
+import numcodecs
 import numpy as np
 import xarray as xr
 import zarr
@@ -15,7 +16,7 @@ out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 
 
-def netcdf4_dataset(path, mode):
+def netcdf4_dataset(path, mode, compress):
     ds = netCDF4.Dataset(f"file://{path}#mode={mode},file", "w", format="NETCDF4")
     ds.title = "written by the netCDF4 wheel"
     ds.setncattr("ints", np.array([1, -2, 3], dtype="i4"))
@@ -42,11 +43,15 @@ def netcdf4_dataset(path, mode):
     s.long_name = "in a group"
     s[:] = np.arange(20, dtype="i2").reshape(5, 4)
     g.comment = "group attribute"
+    if compress:
+        z = ds.createVariable("zipped", "f8", ("x", "y"), zlib=True, complevel=6, shuffle=True)
+        z[:] = np.linspace(0, 1, 12).reshape(4, 3)
     ds.close()
 
 
-netcdf4_dataset(f"{out}/wheel_nczarr.zarr", "nczarr")
-netcdf4_dataset(f"{out}/wheel_zarr.zarr", "zarr")
+netcdf4_dataset(f"{out}/wheel_nczarr.zarr", "nczarr", compress=True)
+# Debian's netCDF-C reads this one and has no codec plugins: uncompressed.
+netcdf4_dataset(f"{out}/wheel_zarr.zarr", "zarr", compress=False)
 
 # zarr-python 3, Zarr v2 format, no dimension names
 root = zarr.open_group(f"{out}/zarr_py.zarr", mode="w", zarr_format=2)
@@ -59,6 +64,9 @@ c = root.create_array("count", shape=(20,), chunks=(20,), dtype="i8", fill_value
 c[:] = np.arange(20) * 1000000007
 f = root.create_array("flag", shape=(10,), chunks=(10,), dtype="u1", fill_value=255, compressors=None)
 f[3] = 7
+z = root.create_array("zipped", shape=(30,), chunks=(7,), dtype="<i2", fill_value=-1,
+                      compressors=numcodecs.Zlib(level=3))
+z[:] = np.arange(30) * 3
 sub = root.create_group("sub")
 w = sub.create_array("w", shape=(7,), chunks=(3,), dtype="<u4", fill_value=1, compressors=None)
 w[5:7] = [4000000000, 5]  # the last chunk is partial (the edge)
