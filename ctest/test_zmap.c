@@ -177,6 +177,30 @@ static void test_file_driver(const char *scratch) {
     EXPECT(nczmap_open(NCZM_UNDEF, url, 0, 0, NULL, &map), NC_EINVAL);
 }
 
+/* The zip driver: an archive written at close, read back. */
+static void test_zip_driver(const char *scratch) {
+    int map = -1;
+    char zurl[4200], buf[16] = {0};
+    snprintf(zurl, sizeof zurl, "file://%s/ds.zip#mode=nczarr,zip", scratch);
+    CHECK(nczmap_features(NCZM_ZIP) == 0);
+    OK(nczmap_create(NCZM_ZIP, zurl, 0, 0, NULL, &map));
+    put(map, "/.zgroup", "{\"zarr_format\": 2}");
+    put(map, "/v/0.0", "chunk");
+    OK(nczmap_close(map, 0));
+    OK(nczmap_open(NCZM_ZIP, zurl, NC_NOWRITE, 0, NULL, &map));
+    OK(nczmap_read(map, "/v/0.0", 0, 5, buf));
+    CHECK(strcmp(buf, "chunk") == 0);
+    {
+        const char *top[] = {".zgroup", "v"};
+        check_search(map, "/", top, 2);
+    }
+    EXPECT(nczmap_write(map, "/w", 0, 1, "x"), NC_EPERM);
+    OK(nczmap_close(map, 0));
+    OK(nczmap_open(NCZM_ZIP, zurl, NC_WRITE, 0, NULL, &map));
+    OK(nczmap_close(map, 1));
+    EXPECT(nczmap_open(NCZM_ZIP, zurl, 0, 0, NULL, &map), NC_ENOOBJECT);
+}
+
 static void test_memory_driver(void) {
     int a = -1, b = -1;
     char buf[8] = {0};
@@ -206,6 +230,7 @@ int main(int argc, char **argv) {
     } else snprintf(scratch, sizeof scratch, "/tmp/nczarr_test_zmap");
     t_mkdirs(scratch);
     test_file_driver(scratch);
+    test_zip_driver(scratch);
     test_memory_driver();
     return t_finish("test_zmap");
 }

@@ -86,3 +86,23 @@ fn file_urls_and_relative_paths() {
     assert!(matches!(Driver::File.open("s3://bucket/key", false), Err(MapError::InvalidLocation(_))));
     assert!(matches!(Driver::File.open("file://relative/path", false), Err(MapError::InvalidLocation(_))));
 }
+
+#[test]
+fn zip_refuses_to_clobber_non_zip_files_and_rejects_them_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes.txt");
+    fs::write(&notes, b"not a zip archive").unwrap();
+    assert!(matches!(Driver::Zip.create(notes.to_str().unwrap(), true), Err(MapError::NotAStore(_))));
+    assert_eq!(fs::read(&notes).unwrap(), b"not a zip archive");
+    assert!(matches!(Driver::Zip.open(notes.to_str().unwrap(), false), Err(MapError::Corrupt(_))));
+    let e = nczarr_rs::engine::file::open(&format!("file://{}#mode=nczarr,zip", notes.display()), 0).err().unwrap();
+    assert_eq!(e.code(), nczarr_rs::engine::error::NC_ENOTNC);
+    // an existing archive is replaced on clobber, and only at flush
+    let z = dir.path().join("d.zip");
+    let s = Driver::Zip.create(z.to_str().unwrap(), true).unwrap();
+    s.set(&k("/.zgroup"), b"{}").unwrap();
+    s.flush().unwrap();
+    assert!(matches!(Driver::Zip.create(z.to_str().unwrap(), false), Err(MapError::AlreadyExists(_))));
+    let s2 = Driver::Zip.create(z.to_str().unwrap(), true).unwrap();
+    assert_eq!(s2.list_dir(&StoreKey::root()).unwrap(), Some(vec![]));
+}

@@ -45,3 +45,29 @@ mod file {
 
     nczarr_rs::store_conformance_tests!(Files);
 }
+
+mod zip {
+    use super::*;
+    use std::path::PathBuf;
+    use std::sync::LazyLock;
+
+    static DIR: LazyLock<tempfile::TempDir> = LazyLock::new(|| tempfile::tempdir().unwrap());
+
+    struct Zips;
+    impl Zips {
+        fn path(name: &str) -> PathBuf {
+            DIR.path().join(format!("{name}.zip"))
+        }
+    }
+    impl nczarr_rs::map::conformance::Fixture for Zips {
+        fn create(&self, name: &str) -> Arc<dyn Store> {
+            Driver::Zip.create(Self::path(name).to_str().unwrap(), true).unwrap()
+        }
+        fn reopen(&self, name: &str, writable: bool) -> Arc<dyn Store> {
+            let url = format!("file://{}#mode=nczarr,zip", Self::path(name).display());
+            Driver::Zip.open(&url, writable).unwrap()
+        }
+    }
+
+    nczarr_rs::store_conformance_tests!(Zips);
+}

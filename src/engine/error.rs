@@ -276,6 +276,7 @@ impl From<crate::map::MapError> for NcError {
             M::NotAStore(_) => NC_EEXIST,
             M::KeyConflict(_) => NC_EOBJECT,
             M::ReadOnly => NC_EPERM,
+            M::Corrupt(_) => NC_ENOTNC,
             M::OutOfRange { .. } => NC_EEDGE,
             M::PermissionDenied(_) => NC_EAUTH,
             M::Io(_) => NC_EIO,

@@ -12,7 +12,8 @@ use std::sync::Arc;
 fn driver(storage: Storage) -> Driver {
     match storage {
         Storage::Memory => Driver::Memory,
-        _ => Driver::File,
+        Storage::Zip => Driver::Zip,
+        Storage::File | Storage::S3 => Driver::File,
     }
 }
 

@@ -178,6 +178,7 @@ pub fn reopen_sees_data(fx: &dyn Fixture) {
 pub fn read_only_rejects_writes(fx: &dyn Fixture) {
     let s = fx.create("read_only_rejects_writes");
     s.set(&k("/.zgroup"), b"{}").unwrap();
+    s.flush().unwrap();
     let r = fx.reopen("read_only_rejects_writes", false);
     assert!(matches!(r.set(&k("/x"), b"1"), Err(MapError::ReadOnly)));
     assert!(matches!(r.set_range(&k("/x"), 0, b"1"), Err(MapError::ReadOnly)));

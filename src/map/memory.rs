@@ -8,11 +8,9 @@ use super::{splice, Features, ListableStore, MapError, MapResult, ReadableStore,
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, LazyLock, Mutex, RwLock};
 
-type Objects = RwLock<BTreeMap<StoreKey, Arc<Vec<u8>>>>;
+static REGISTRY: LazyLock<Mutex<HashMap<String, Arc<ObjectMap>>>> = LazyLock::new(Default::default);
 
-static REGISTRY: LazyLock<Mutex<HashMap<String, Arc<Objects>>>> = LazyLock::new(Default::default);
-
-fn registry() -> std::sync::MutexGuard<'static, HashMap<String, Arc<Objects>>> {
+fn registry() -> std::sync::MutexGuard<'static, HashMap<String, Arc<ObjectMap>>> {
     // A panic while holding the registry lock cannot leave it inconsistent
     // (every update is a single insert/remove), so poisoning is ignored.
     REGISTRY.lock().unwrap_or_else(|p| p.into_inner())
@@ -30,7 +28,7 @@ fn store_name(location: &str) -> MapResult<String> {
 /// A handle on one in-memory dataset.
 pub struct MemoryStore {
     name: String,
-    objects: Arc<Objects>,
+    objects: Arc<ObjectMap>,
     writable: bool,
 }
 
@@ -41,7 +39,7 @@ impl MemoryStore {
         if reg.contains_key(&name) && !clobber {
             return Err(MapError::AlreadyExists(location.to_string()));
         }
-        let objects: Arc<Objects> = Default::default();
+        let objects: Arc<ObjectMap> = Default::default();
         reg.insert(name.clone(), objects.clone());
         Ok(MemoryStore { name, objects, writable: true })
     }
@@ -55,15 +53,12 @@ impl MemoryStore {
         Ok(MemoryStore { name, objects, writable })
     }
 
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<StoreKey, Arc<Vec<u8>>>> {
-        self.objects.read().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn write(&self) -> MapResult<std::sync::RwLockWriteGuard<'_, BTreeMap<StoreKey, Arc<Vec<u8>>>>> {
-        if !self.writable {
-            return Err(MapError::ReadOnly);
+    fn check_writable(&self) -> MapResult<()> {
+        if self.writable {
+            Ok(())
+        } else {
+            Err(MapError::ReadOnly)
         }
-        Ok(self.objects.write().unwrap_or_else(|p| p.into_inner()))
     }
 }
 
@@ -95,36 +90,49 @@ fn below<'a>(
     objects.range(prefix.below_bound()..).take_while(move |(k, _)| k.is_below(prefix))
 }
 
-impl ReadableStore for MemoryStore {
-    fn get(&self, key: &StoreKey) -> MapResult<Option<Vec<u8>>> {
-        Ok(self.read().get(key).map(|v| v.as_ref().clone()))
+/// An ordered map of objects with the zmap semantics, shared by the drivers
+/// that hold a dataset in memory (memory, zip).
+#[derive(Default)]
+pub(crate) struct ObjectMap {
+    objects: RwLock<BTreeMap<StoreKey, Arc<Vec<u8>>>>,
+}
+
+impl ObjectMap {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<StoreKey, Arc<Vec<u8>>>> {
+        self.objects.read().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn get_range(&self, key: &StoreKey, start: u64, count: u64) -> MapResult<Option<Vec<u8>>> {
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, BTreeMap<StoreKey, Arc<Vec<u8>>>> {
+        self.objects.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn get(&self, key: &StoreKey) -> Option<Vec<u8>> {
+        self.read().get(key).map(|v| v.as_ref().clone())
+    }
+
+    pub(crate) fn get_range(&self, key: &StoreKey, start: u64, count: u64) -> MapResult<Option<Vec<u8>>> {
         let objects = self.read();
         let Some(v) = objects.get(key) else { return Ok(None) };
         let range = super::checked_range(key, start, count, v.len() as u64)?;
         Ok(Some(v[range].to_vec()))
     }
 
-    fn size(&self, key: &StoreKey) -> MapResult<Option<u64>> {
-        Ok(self.read().get(key).map(|v| v.len() as u64))
+    pub(crate) fn size(&self, key: &StoreKey) -> Option<u64> {
+        self.read().get(key).map(|v| v.len() as u64)
     }
-}
 
-impl WritableStore for MemoryStore {
-    fn set(&self, key: &StoreKey, value: &[u8]) -> MapResult<()> {
-        let mut objects = self.write()?;
+    pub(crate) fn set(&self, key: &StoreKey, value: Vec<u8>) -> MapResult<()> {
+        let mut objects = self.write();
         if key.is_root() {
             return Err(MapError::KeyConflict(key.to_string()));
         }
         check_tree_rule(&objects, key)?;
-        objects.insert(key.clone(), Arc::new(value.to_vec()));
+        objects.insert(key.clone(), Arc::new(value));
         Ok(())
     }
 
-    fn set_range(&self, key: &StoreKey, offset: u64, value: &[u8]) -> MapResult<()> {
-        let mut objects = self.write()?;
+    pub(crate) fn set_range(&self, key: &StoreKey, offset: u64, value: &[u8]) -> MapResult<()> {
+        let mut objects = self.write();
         if key.is_root() {
             return Err(MapError::KeyConflict(key.to_string()));
         }
@@ -134,40 +142,93 @@ impl WritableStore for MemoryStore {
         Ok(())
     }
 
-    fn erase(&self, key: &StoreKey) -> MapResult<()> {
-        self.write()?.remove(key);
-        Ok(())
+    pub(crate) fn erase(&self, key: &StoreKey) {
+        self.write().remove(key);
     }
 
-    fn erase_prefix(&self, prefix: &StoreKey) -> MapResult<()> {
-        self.write()?.retain(|k, _| !k.starts_with(prefix));
-        Ok(())
+    pub(crate) fn erase_prefix(&self, prefix: &StoreKey) {
+        self.write().retain(|k, _| !k.starts_with(prefix));
     }
-}
 
-impl ListableStore for MemoryStore {
-    fn list_dir(&self, prefix: &StoreKey) -> MapResult<Option<Vec<String>>> {
+    pub(crate) fn clear(&self) {
+        self.write().clear();
+    }
+
+    pub(crate) fn list_dir(&self, prefix: &StoreKey) -> Option<Vec<String>> {
         let objects = self.read();
         if objects.contains_key(prefix) {
-            return Ok(Some(Vec::new()));
+            return Some(Vec::new());
         }
         let skip = if prefix.is_root() { 0 } else { prefix.as_str().len() + 1 };
         let names: BTreeSet<String> = below(&objects, prefix)
             .filter_map(|(k, _)| k.as_str().get(skip..)?.split('/').next().map(str::to_string))
             .collect();
         if names.is_empty() && !prefix.is_root() {
-            return Ok(None);
+            return None;
         }
-        Ok(Some(names.into_iter().collect()))
+        Some(names.into_iter().collect())
     }
 
-    fn list_prefix(&self, prefix: &StoreKey) -> MapResult<Vec<StoreKey>> {
+    pub(crate) fn list_prefix(&self, prefix: &StoreKey) -> Vec<StoreKey> {
         let objects = self.read();
         let mut keys: Vec<StoreKey> = below(&objects, prefix).map(|(k, _)| k.clone()).collect();
         if objects.contains_key(prefix) {
             keys.insert(0, prefix.clone());
         }
-        Ok(keys)
+        keys
+    }
+
+    /// Every object, in key order.
+    pub(crate) fn snapshot(&self) -> Vec<(StoreKey, Arc<Vec<u8>>)> {
+        self.read().iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+}
+
+impl ReadableStore for MemoryStore {
+    fn get(&self, key: &StoreKey) -> MapResult<Option<Vec<u8>>> {
+        Ok(self.objects.get(key))
+    }
+
+    fn get_range(&self, key: &StoreKey, start: u64, count: u64) -> MapResult<Option<Vec<u8>>> {
+        self.objects.get_range(key, start, count)
+    }
+
+    fn size(&self, key: &StoreKey) -> MapResult<Option<u64>> {
+        Ok(self.objects.size(key))
+    }
+}
+
+impl WritableStore for MemoryStore {
+    fn set(&self, key: &StoreKey, value: &[u8]) -> MapResult<()> {
+        self.check_writable()?;
+        self.objects.set(key, value.to_vec())
+    }
+
+    fn set_range(&self, key: &StoreKey, offset: u64, value: &[u8]) -> MapResult<()> {
+        self.check_writable()?;
+        self.objects.set_range(key, offset, value)
+    }
+
+    fn erase(&self, key: &StoreKey) -> MapResult<()> {
+        self.check_writable()?;
+        self.objects.erase(key);
+        Ok(())
+    }
+
+    fn erase_prefix(&self, prefix: &StoreKey) -> MapResult<()> {
+        self.check_writable()?;
+        self.objects.erase_prefix(prefix);
+        Ok(())
+    }
+}
+
+impl ListableStore for MemoryStore {
+    fn list_dir(&self, prefix: &StoreKey) -> MapResult<Option<Vec<String>>> {
+        Ok(self.objects.list_dir(prefix))
+    }
+
+    fn list_prefix(&self, prefix: &StoreKey) -> MapResult<Vec<StoreKey>> {
+        Ok(self.objects.list_prefix(prefix))
     }
 }
 
@@ -185,15 +246,13 @@ impl Store for MemoryStore {
     }
 
     fn destroy(&self) -> MapResult<()> {
-        if !self.writable {
-            return Err(MapError::ReadOnly);
-        }
+        self.check_writable()?;
         let mut reg = registry();
         if reg.get(&self.name).is_some_and(|o| Arc::ptr_eq(o, &self.objects)) {
             reg.remove(&self.name);
         }
         drop(reg);
-        self.objects.write().unwrap_or_else(|p| p.into_inner()).clear();
+        self.objects.clear();
         Ok(())
     }
 }

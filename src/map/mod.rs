@@ -15,6 +15,7 @@ pub mod conformance;
 pub mod file;
 mod key;
 pub mod memory;
+pub mod zip;
 
 pub use key::StoreKey;
 
@@ -39,6 +40,8 @@ pub enum MapError {
     KeyConflict(String),
     #[error("the store is open read-only")]
     ReadOnly,
+    #[error("not a readable store: {0}")]
+    Corrupt(String),
     #[error("range {start}+{count} is outside object {key} of length {len}")]
     OutOfRange { key: String, start: u64, count: u64, len: u64 },
     #[error("permission denied: {0}")]
@@ -141,12 +144,13 @@ pub trait Store: ReadableStore + WritableStore + ListableStore {
 pub enum Driver {
     Memory,
     File,
+    Zip,
 }
 
 impl Driver {
     pub fn features(self) -> Features {
         match self {
-            Driver::Memory | Driver::File => Features::default(),
+            Driver::Memory | Driver::File | Driver::Zip => Features::default(),
         }
     }
 
@@ -156,6 +160,7 @@ impl Driver {
         Ok(match self {
             Driver::Memory => Arc::new(memory::MemoryStore::create(location, clobber)?),
             Driver::File => Arc::new(file::FileStore::create(location, clobber)?),
+            Driver::Zip => Arc::new(zip::ZipStore::create(location, clobber)?),
         })
     }
 
@@ -164,6 +169,7 @@ impl Driver {
         Ok(match self {
             Driver::Memory => Arc::new(memory::MemoryStore::open(location, writable)?),
             Driver::File => Arc::new(file::FileStore::open(location, writable)?),
+            Driver::Zip => Arc::new(zip::ZipStore::open(location, writable)?),
         })
     }
 }

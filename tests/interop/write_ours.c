@@ -4,7 +4,8 @@
  *
  * DIR/ours_full.zarr      every atomic type, groups, scalar, char/string vars
  * DIR/ours_portable.zarr  what netCDF-C 4.9.0 can read (no scalar, no char var)
- * DIR/ours_zarr.zarr      the portable content in pure Zarr (mode=zarr) */
+ * DIR/ours_zarr.zarr      the portable content in pure Zarr (mode=zarr)
+ * DIR/ours_zip.zip        the portable content in a zip archive (mode=zip) */
 #include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +161,11 @@ int main(int argc, char **argv) {
     common(nc, 0);
     data(nc, 0);
     E(nc_close(nc));
-    printf("write_ours: wrote 3 datasets in %s\n", argv[1]);
+    snprintf(path, sizeof path, "file://%s/ours_zip.zip#mode=nczarr,zip", argv[1]);
+    E(nc_create(path, NC_CLOBBER | NC_NETCDF4, &nc));
+    common(nc, 0);
+    data(nc, 0);
+    E(nc_close(nc));
+    printf("write_ours: wrote 4 datasets in %s\n", argv[1]);
     return 0;
 }
