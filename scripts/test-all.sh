@@ -11,6 +11,9 @@ source scripts/setup-deps.sh
 root=$PWD
 stage=$root/target/stage
 
+echo "== local S3 server (moto)"
+source scripts/s3-server.sh
+
 echo "== cargo test"
 NCZARR_RS_FUZZ_SECONDS=${NCZARR_RS_FUZZ_SECONDS:-20} cargo test --release --locked
 

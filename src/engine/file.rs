@@ -13,7 +13,8 @@ fn driver(storage: Storage) -> Driver {
     match storage {
         Storage::Memory => Driver::Memory,
         Storage::Zip => Driver::Zip,
-        Storage::File | Storage::S3 => Driver::File,
+        Storage::S3 => Driver::S3,
+        Storage::File => Driver::File,
     }
 }
 

@@ -5,14 +5,14 @@
 //! * a plain path (`/data/x.zarr`, `x.zarr`): NCZarr on the `file` driver;
 //! * `file:///abs/path#mode=...`: the `mode` list picks format and storage;
 //! * `mem://name#mode=...`: the in-memory driver (nczarr-rs extension);
-//! * `s3://...` and `https://...` with `mode=...,s3`: S3 (not built yet).
+//! * `s3://...`, and `http(s)://...` with `mode=...,s3`: S3 (see `map::s3`).
 //!
 //! Mode inference follows netCDF-C 4.9.1+: `zarr` ⇒ `nczarr`,
 //! `xarray` ⇒ `zarr`, `noxarray` ⇒ `nczarr` and `zarr` (so `noxarray`
 //! always writes pure Zarr, as netCDF-C does). Unlike netCDF-C 4.9.x,
 //! value-less keys (`#zarr`, `#noxarray`, `#s3`) are expanded correctly.
 
-use super::error::{NC_EINVAL, NC_ENOTBUILT};
+use super::error::NC_EINVAL;
 use super::{NcError, NcResult};
 
 /// Which storage driver a dataset lives on.
@@ -124,11 +124,10 @@ pub fn parse(path: &str) -> NcResult<DatasetUrl> {
     if !has("nczarr") {
         push_unique(&mut modes, "nczarr");
     }
-    if storage == Storage::S3 {
-        return Err(NcError::with(NC_ENOTBUILT, "S3 storage is not built in yet"));
-    }
     let location = match storage {
         Storage::Memory => base["mem://".len()..].to_string(),
+        // the S3 driver reads aws.profile / aws.region from the fragment
+        Storage::S3 => path.to_string(),
         _ => base.to_string(),
     };
     Ok(DatasetUrl { storage, location, pure_zarr, xarray, consolidated, modes })
@@ -155,7 +154,9 @@ mod tests {
         assert_eq!((u.storage, u.pure_zarr), (Storage::File, false));
         let u = parse("mem://abc#mode=zarr").unwrap();
         assert_eq!((u.storage, u.location.as_str()), (Storage::Memory, "abc"));
-        assert_eq!(parse("s3://bucket/key").unwrap_err().code(), NC_ENOTBUILT);
+        let u = parse("s3://bucket/key#aws.region=eu-west-1").unwrap();
+        assert_eq!((u.storage, u.location.as_str()), (Storage::S3, "s3://bucket/key#aws.region=eu-west-1"));
+        assert_eq!(parse("https://host/b/k#mode=zarr,s3").unwrap().storage, Storage::S3);
         assert_eq!(parse("file:///x.zip#mode=nczarr,zip").unwrap().storage, Storage::Zip);
         assert_eq!(parse("gopher://x/y").unwrap_err().code(), NC_EINVAL);
         assert_eq!(parse("").unwrap_err().code(), NC_EINVAL);

@@ -41,7 +41,8 @@ fn driver(imp: NCZM_IMPL) -> NcResult<Driver> {
         NCZM_FILE => Ok(Driver::File),
         NCZM_ZIP => Ok(Driver::Zip),
         NCZM_MEMORY => Ok(Driver::Memory),
-        NCZM_S3 | NCZM_GS3 => Err(NcError::with(NC_ENOTBUILT, "map implementation not built")),
+        NCZM_S3 => Ok(Driver::S3),
+        NCZM_GS3 => Err(NcError::with(NC_ENOTBUILT, "map implementation not built")),
         _ => Err(NcError::with(NC_EINVAL, format!("unknown map implementation {imp}"))),
     }
 }

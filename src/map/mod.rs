@@ -15,6 +15,7 @@ pub mod conformance;
 pub mod file;
 mod key;
 pub mod memory;
+pub mod s3;
 pub mod zip;
 
 pub use key::StoreKey;
@@ -145,12 +146,13 @@ pub enum Driver {
     Memory,
     File,
     Zip,
+    S3,
 }
 
 impl Driver {
     pub fn features(self) -> Features {
         match self {
-            Driver::Memory | Driver::File | Driver::Zip => Features::default(),
+            Driver::Memory | Driver::File | Driver::Zip | Driver::S3 => Features::default(),
         }
     }
 
@@ -161,6 +163,7 @@ impl Driver {
             Driver::Memory => Arc::new(memory::MemoryStore::create(location, clobber)?),
             Driver::File => Arc::new(file::FileStore::create(location, clobber)?),
             Driver::Zip => Arc::new(zip::ZipStore::create(location, clobber)?),
+            Driver::S3 => Arc::new(s3::S3Store::create(location, clobber)?),
         })
     }
 
@@ -170,6 +173,7 @@ impl Driver {
             Driver::Memory => Arc::new(memory::MemoryStore::open(location, writable)?),
             Driver::File => Arc::new(file::FileStore::open(location, writable)?),
             Driver::Zip => Arc::new(zip::ZipStore::open(location, writable)?),
+            Driver::S3 => Arc::new(s3::S3Store::open(location, writable)?),
         })
     }
 }

@@ -1,0 +1,501 @@
+//! The `s3` driver: a dataset is every object under a key prefix of a
+//! bucket, on Amazon S3 or any S3-compatible server, through `object_store`
+//! (async, on one shared tokio runtime behind this synchronous facade).
+//!
+//! Locations (spec "Addressing Style"; all are normalised to path style):
+//! `s3://bucket/key`, `https://bucket.s3.<region>.amazonaws.com/key`,
+//! `https://s3.<region>.amazonaws.com/bucket/key`, and for other servers
+//! `http(s)://host[:port]/bucket/key`. The fragment may hold
+//! `aws.profile=<name>` and `aws.region=<region>` (spec Appendix E).
+//!
+//! Profile: `aws.profile`, else `$AWS_PROFILE`, else `default`; the profile
+//! `none` sends unsigned requests. Region: `aws.region`, else the URL's,
+//! else the profile's `aws_region`/`region`, else `$AWS_REGION` /
+//! `$AWS_DEFAULT_REGION`, else `us-east-1`. Credentials: the profile's keys
+//! in `~/.aws/credentials` / `~/.aws/config` (or `$AWS_SHARED_CREDENTIALS_FILE`
+//! / `$AWS_CONFIG_FILE`), else `$AWS_ACCESS_KEY_ID` / `$AWS_SECRET_ACCESS_KEY`
+//! (`$AWS_SESSION_TOKEN`), else unsigned. `s3://` URLs use `$AWS_ENDPOINT_URL`
+//! when it is set. The bucket must exist.
+
+use super::{Features, ListableStore, MapError, MapResult, ReadableStore, Store, StoreKey, WritableStore};
+use futures::{StreamExt, TryStreamExt};
+use object_store::aws::{AmazonS3, AmazonS3Builder};
+use object_store::path::Path as OsPath;
+use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
+use std::collections::{BTreeSet, HashMap};
+use std::future::Future;
+use std::sync::LazyLock;
+
+/// One runtime for all S3 stores; worker threads do the network I/O while
+/// the calling (C or rayon) thread blocks.
+static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .thread_name("nczarr-rs-s3")
+        .enable_all()
+        .build()
+        .expect("a tokio runtime can be built")
+});
+
+fn block<F: Future>(f: F) -> F::Output {
+    RUNTIME.block_on(f)
+}
+
+/// Objects that mark a key prefix as a Zarr store that `create` may replace.
+const STORE_MARKERS: &[&str] = &[".zgroup", ".zarray", ".zattrs", ".zmetadata", ".nczarr", "zarr.json"];
+
+/// A parsed S3 location.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct S3Location {
+    /// `None` for Amazon S3 itself.
+    pub endpoint: Option<String>,
+    pub bucket: String,
+    /// Key prefix of the dataset root ("" for the bucket root).
+    pub prefix: String,
+    pub region: Option<String>,
+    pub profile: Option<String>,
+}
+
+fn bad(location: &str) -> MapError {
+    MapError::InvalidLocation(location.to_string())
+}
+
+/// Parses any of the accepted location forms.
+pub fn parse_location(location: &str) -> MapResult<S3Location> {
+    let (base, fragment) = location.split_once('#').unwrap_or((location, ""));
+    let (mut region, mut profile) = (None, None);
+    for kv in fragment.split('&') {
+        match kv.split_once('=') {
+            Some(("aws.region", v)) if !v.is_empty() => region = Some(v.to_string()),
+            Some(("aws.profile", v)) if !v.is_empty() => profile = Some(v.to_string()),
+            _ => {}
+        }
+    }
+    let base = base.split('?').next().unwrap_or("");
+    let (scheme, rest) = base.split_once("://").ok_or_else(|| bad(location))?;
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let path = path.trim_matches('/');
+    let split_path = |p: &str| -> MapResult<(String, String)> {
+        let (b, k) = p.split_once('/').unwrap_or((p, ""));
+        if b.is_empty() {
+            return Err(bad(location));
+        }
+        Ok((b.to_string(), k.trim_matches('/').to_string()))
+    };
+    let scheme = scheme.to_ascii_lowercase();
+    let mut url_region = None;
+    let (endpoint, bucket, prefix) = if scheme == "s3" {
+        // s3://bucket/key
+        if host.is_empty() {
+            return Err(bad(location));
+        }
+        let endpoint = std::env::var("AWS_ENDPOINT_URL").ok().filter(|e| !e.is_empty());
+        (endpoint, host.to_string(), path.to_string())
+    } else if scheme == "http" || scheme == "https" {
+        let h = host.to_ascii_lowercase();
+        if let Some(before) = h.strip_suffix(".amazonaws.com") {
+            // bucket.s3.<region> | bucket.s3 | s3.<region> | s3
+            let labels: Vec<&str> = before.split('.').collect();
+            match labels.as_slice() {
+                ["s3"] => {
+                    let (b, k) = split_path(path)?;
+                    (None, b, k)
+                }
+                ["s3", r] => {
+                    url_region = Some(r.to_string());
+                    let (b, k) = split_path(path)?;
+                    (None, b, k)
+                }
+                [b @ .., "s3"] if !b.is_empty() => (None, b.join("."), path.to_string()),
+                [b @ .., "s3", r] if !b.is_empty() => {
+                    url_region = Some(r.to_string());
+                    (None, b.join("."), path.to_string())
+                }
+                _ => return Err(bad(location)),
+            }
+        } else {
+            let (b, k) = split_path(path)?;
+            (Some(format!("{scheme}://{host}")), b, k)
+        }
+    } else {
+        return Err(bad(location));
+    };
+    Ok(S3Location { endpoint, bucket, prefix, region: region.or(url_region), profile })
+}
+
+/// The `[section]` key/values of an AWS INI file (`profile x` and `x` alike).
+fn ini_section(path: &std::path::Path, profile: &str) -> HashMap<String, String> {
+    let Ok(text) = std::fs::read_to_string(path) else { return HashMap::new() };
+    let mut out = HashMap::new();
+    let mut inside = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') && line.ends_with(']') {
+            let name = line[1..line.len() - 1].trim();
+            let name = name.strip_prefix("profile ").unwrap_or(name).trim();
+            inside = name == profile;
+        } else if inside {
+            if let Some((k, v)) = line.split_once('=') {
+                out.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+            }
+        }
+    }
+    out
+}
+
+fn aws_file(env: &str, name: &str) -> Option<std::path::PathBuf> {
+    if let Ok(p) = std::env::var(env) {
+        return Some(p.into());
+    }
+    std::env::var("HOME").ok().map(|h| std::path::Path::new(&h).join(".aws").join(name))
+}
+
+fn os_err(e: object_store::Error) -> MapError {
+    match e {
+        object_store::Error::NotFound { path, .. } => MapError::RootNotFound(path),
+        object_store::Error::PermissionDenied { path, .. } | object_store::Error::Unauthenticated { path, .. } => {
+            MapError::PermissionDenied(path)
+        }
+        other => MapError::Io(std::io::Error::other(other.to_string())),
+    }
+}
+
+fn is_not_found(e: &object_store::Error) -> bool {
+    matches!(e, object_store::Error::NotFound { .. })
+}
+
+pub struct S3Store {
+    store: AmazonS3,
+    /// The dataset root as a key prefix ("" or "a/b").
+    root: String,
+    location: String,
+    writable: bool,
+    /// What this handle has learnt about the tree, to enforce the tree rule
+    /// with few requests: keys known to have children, keys known to be objects.
+    known: std::sync::Mutex<Known>,
+}
+
+#[derive(Default)]
+struct Known {
+    dirs: std::collections::HashSet<StoreKey>,
+    objects: std::collections::HashSet<StoreKey>,
+}
+
+impl S3Store {
+    fn connect(location: &str, writable: bool) -> MapResult<Self> {
+        let loc = parse_location(location)?;
+        let profile = loc.profile.clone().or_else(|| std::env::var("AWS_PROFILE").ok()).unwrap_or_else(|| "default".into());
+        let mut settings = HashMap::new();
+        if profile != "none" {
+            for (env, name) in [("AWS_CONFIG_FILE", "config"), ("AWS_SHARED_CREDENTIALS_FILE", "credentials")] {
+                if let Some(p) = aws_file(env, name) {
+                    settings.extend(ini_section(&p, &profile));
+                }
+            }
+        }
+        let region = loc
+            .region
+            .clone()
+            .or_else(|| settings.get("aws_region").or(settings.get("region")).cloned())
+            .or_else(|| std::env::var("AWS_REGION").ok())
+            .or_else(|| std::env::var("AWS_DEFAULT_REGION").ok())
+            .unwrap_or_else(|| "us-east-1".into());
+        let mut b = AmazonS3Builder::new()
+            .with_bucket_name(&loc.bucket)
+            .with_region(&region)
+            .with_virtual_hosted_style_request(false);
+        if let Some(e) = &loc.endpoint {
+            b = b.with_endpoint(e).with_allow_http(e.starts_with("http://"));
+        }
+        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let key = settings.get("aws_access_key_id").cloned().or_else(|| env("AWS_ACCESS_KEY_ID"));
+        let secret = settings.get("aws_secret_access_key").cloned().or_else(|| env("AWS_SECRET_ACCESS_KEY"));
+        match (profile.as_str(), key, secret) {
+            ("none", _, _) | (_, None, _) | (_, _, None) => b = b.with_skip_signature(true),
+            (_, Some(k), Some(s)) => {
+                b = b.with_access_key_id(k).with_secret_access_key(s);
+                if let Some(t) = settings.get("aws_session_token").cloned().or_else(|| env("AWS_SESSION_TOKEN")) {
+                    b = b.with_token(t);
+                }
+            }
+        }
+        let store = b.build().map_err(|e| MapError::InvalidLocation(format!("{location}: {e}")))?;
+        Ok(S3Store { store, root: loc.prefix.clone(), location: location.to_string(), writable, known: Default::default() })
+    }
+
+    fn path(&self, key: &StoreKey) -> OsPath {
+        match (self.root.is_empty(), key.is_root()) {
+            (true, _) => OsPath::from(key.as_str()),
+            (false, true) => OsPath::from(self.root.as_str()),
+            (false, false) => OsPath::from(format!("{}/{}", self.root, key.as_str())),
+        }
+    }
+
+    /// Keys (relative to the root) of every object at or below `prefix`.
+    fn keys_below(&self, prefix: &StoreKey) -> MapResult<Vec<StoreKey>> {
+        let p = self.path(prefix);
+        let root_len = if self.root.is_empty() { 0 } else { self.root.len() + 1 };
+        let metas: Vec<object_store::ObjectMeta> =
+            block(self.store.list(if p.as_ref().is_empty() { None } else { Some(&p) }).try_collect()).map_err(os_err)?;
+        let mut keys = Vec::new();
+        for m in metas {
+            let full = m.location.as_ref();
+            if let Some(rel) = full.get(root_len..) {
+                if let Ok(k) = StoreKey::parse(rel) {
+                    keys.push(k);
+                }
+            }
+        }
+        keys.sort();
+        Ok(keys)
+    }
+
+    fn check_writable(&self) -> MapResult<()> {
+        if self.writable {
+            Ok(())
+        } else {
+            Err(MapError::ReadOnly)
+        }
+    }
+
+    pub fn create(location: &str, clobber: bool) -> MapResult<Self> {
+        let s = S3Store::connect(location, true)?;
+        let existing = s.keys_below(&StoreKey::root())?;
+        if !existing.is_empty() {
+            if !clobber {
+                return Err(MapError::AlreadyExists(location.to_string()));
+            }
+            let marked = existing.iter().any(|k| k.segments().count() == 1 && STORE_MARKERS.contains(&k.name()));
+            if !marked {
+                return Err(MapError::NotAStore(location.to_string()));
+            }
+            s.erase_prefix(&StoreKey::root())?;
+        }
+        Ok(s)
+    }
+
+    pub fn open(location: &str, writable: bool) -> MapResult<Self> {
+        let s = S3Store::connect(location, writable)?;
+        let root = if s.root.is_empty() { None } else { Some(OsPath::from(s.root.as_str())) };
+        let any = block(async { s.store.list(root.as_ref()).next().await.transpose() }).map_err(os_err)?;
+        if any.is_none() {
+            return Err(MapError::RootNotFound(location.to_string()));
+        }
+        Ok(s)
+    }
+}
+
+impl ReadableStore for S3Store {
+    fn get(&self, key: &StoreKey) -> MapResult<Option<Vec<u8>>> {
+        if key.is_root() {
+            return Ok(None);
+        }
+        let p = self.path(key);
+        match block(async { self.store.get(&p).await?.bytes().await }) {
+            Ok(b) => Ok(Some(b.to_vec())),
+            Err(e) if is_not_found(&e) => Ok(None),
+            Err(e) => Err(os_err(e)),
+        }
+    }
+
+    fn get_range(&self, key: &StoreKey, start: u64, count: u64) -> MapResult<Option<Vec<u8>>> {
+        let Some(len) = self.size(key)? else { return Ok(None) };
+        super::checked_range(key, start, count, len)?;
+        if count == 0 {
+            return Ok(Some(Vec::new()));
+        }
+        let p = self.path(key);
+        match block(self.store.get_range(&p, start..start + count)) {
+            Ok(b) => Ok(Some(b.to_vec())),
+            Err(e) if is_not_found(&e) => Ok(None),
+            Err(e) => Err(os_err(e)),
+        }
+    }
+
+    fn size(&self, key: &StoreKey) -> MapResult<Option<u64>> {
+        if key.is_root() {
+            return Ok(None);
+        }
+        match block(self.store.head(&self.path(key))) {
+            Ok(m) => Ok(Some(m.size)),
+            Err(e) if is_not_found(&e) => Ok(None),
+            Err(e) => Err(os_err(e)),
+        }
+    }
+}
+
+impl S3Store {
+    fn known(&self) -> std::sync::MutexGuard<'_, Known> {
+        self.known.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The proper prefixes of `key` ("a", "a/b" for "a/b/c").
+    fn parents(key: &StoreKey) -> MapResult<Vec<StoreKey>> {
+        let segs: Vec<&str> = key.segments().collect();
+        let mut out = Vec::new();
+        let mut prefix = StoreKey::root();
+        for seg in &segs[..segs.len().saturating_sub(1)] {
+            prefix = prefix.child(seg)?;
+            out.push(prefix.clone());
+        }
+        Ok(out)
+    }
+
+    /// The tree rule: no object on a proper prefix of `key`, nothing below
+    /// `key`. What is already known costs no request; a new chunk costs one
+    /// listing.
+    fn check_tree_rule(&self, key: &StoreKey) -> MapResult<()> {
+        for p in Self::parents(key)? {
+            if !self.known().dirs.contains(&p) && self.size(&p)?.is_some() {
+                return Err(MapError::KeyConflict(key.to_string()));
+            }
+        }
+        if !self.known().objects.contains(key) {
+            let path = self.path(key);
+            let child = block(async { self.store.list(Some(&path)).next().await.transpose() }).map_err(os_err)?;
+            if child.is_some_and(|m| m.location != path) {
+                return Err(MapError::KeyConflict(key.to_string()));
+            }
+        }
+        Ok(())
+    }
+
+    fn learn_object(&self, key: &StoreKey) -> MapResult<()> {
+        let parents = Self::parents(key)?;
+        let mut k = self.known();
+        k.dirs.extend(parents);
+        k.objects.insert(key.clone());
+        Ok(())
+    }
+}
+
+impl WritableStore for S3Store {
+    fn set(&self, key: &StoreKey, value: &[u8]) -> MapResult<()> {
+        self.check_writable()?;
+        if key.is_root() {
+            return Err(MapError::KeyConflict(key.to_string()));
+        }
+        self.check_tree_rule(key)?;
+        block(self.store.put(&self.path(key), PutPayload::from(value.to_vec()))).map_err(os_err)?;
+        self.learn_object(key)
+    }
+
+    fn set_range(&self, key: &StoreKey, offset: u64, value: &[u8]) -> MapResult<()> {
+        // S3 objects are immutable: read, modify, write back whole.
+        let updated = super::splice(self.get(key)?, offset, value)?;
+        self.set(key, &updated)
+    }
+
+    fn erase(&self, key: &StoreKey) -> MapResult<()> {
+        self.check_writable()?;
+        if key.is_root() {
+            return Ok(());
+        }
+        // what was known may no longer hold
+        *self.known() = Known::default();
+        match block(self.store.delete(&self.path(key))) {
+            Ok(()) => Ok(()),
+            Err(e) if is_not_found(&e) => Ok(()),
+            Err(e) => Err(os_err(e)),
+        }
+    }
+
+    fn erase_prefix(&self, prefix: &StoreKey) -> MapResult<()> {
+        self.check_writable()?;
+        *self.known() = Known::default();
+        let paths: Vec<OsPath> = self.keys_below(prefix)?.iter().map(|k| self.path(k)).collect();
+        block(async {
+            let stream = futures::stream::iter(paths.into_iter().map(Ok)).boxed();
+            self.store.delete_stream(stream).try_collect::<Vec<_>>().await
+        })
+        .map_err(os_err)?;
+        Ok(())
+    }
+}
+
+impl ListableStore for S3Store {
+    fn list_dir(&self, prefix: &StoreKey) -> MapResult<Option<Vec<String>>> {
+        if self.size(prefix)?.is_some() {
+            return Ok(Some(Vec::new()));
+        }
+        let p = self.path(prefix);
+        let listing = block(self.store.list_with_delimiter(if p.as_ref().is_empty() { None } else { Some(&p) })).map_err(os_err)?;
+        let base = p.as_ref().len() + usize::from(!p.as_ref().is_empty());
+        let mut names = BTreeSet::new();
+        for cp in &listing.common_prefixes {
+            if let Some(n) = cp.as_ref().get(base..) {
+                names.insert(n.trim_end_matches('/').to_string());
+            }
+        }
+        for o in &listing.objects {
+            if let Some(n) = o.location.as_ref().get(base..) {
+                names.insert(n.to_string());
+            }
+        }
+        names.retain(|n| !n.is_empty() && StoreKey::parse(n).is_ok());
+        if names.is_empty() && !prefix.is_root() {
+            return Ok(None);
+        }
+        Ok(Some(names.into_iter().collect()))
+    }
+
+    fn list_prefix(&self, prefix: &StoreKey) -> MapResult<Vec<StoreKey>> {
+        let mut keys: Vec<StoreKey> = self.keys_below(prefix)?.into_iter().filter(|k| k.is_below(prefix)).collect();
+        if self.size(prefix)?.is_some() {
+            keys.insert(0, prefix.clone());
+        }
+        Ok(keys)
+    }
+}
+
+impl Store for S3Store {
+    fn features(&self) -> Features {
+        Features::default()
+    }
+
+    fn location(&self) -> &str {
+        &self.location
+    }
+
+    fn is_writable(&self) -> bool {
+        self.writable
+    }
+
+    fn destroy(&self) -> MapResult<()> {
+        self.check_writable()?;
+        self.erase_prefix(&StoreKey::root())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn location_forms() {
+        let l = parse_location("s3://bucket/a/b#mode=nczarr,s3&aws.region=eu-west-3").unwrap();
+        assert_eq!((l.bucket.as_str(), l.prefix.as_str(), l.region.as_deref()), ("bucket", "a/b", Some("eu-west-3")));
+        let l = parse_location("https://bkt.s3.us-west-2.amazonaws.com/k/x").unwrap();
+        assert_eq!((l.endpoint, l.bucket.as_str(), l.prefix.as_str(), l.region.as_deref()), (None, "bkt", "k/x", Some("us-west-2")));
+        let l = parse_location("https://s3.amazonaws.com/bkt/k#aws.profile=none").unwrap();
+        assert_eq!((l.bucket.as_str(), l.prefix.as_str(), l.profile.as_deref()), ("bkt", "k", Some("none")));
+        let l = parse_location("https://my.bucket.s3.amazonaws.com/").unwrap();
+        assert_eq!((l.bucket.as_str(), l.prefix.as_str()), ("my.bucket", ""));
+        let l = parse_location("http://127.0.0.1:5555/test/ds.zarr#mode=nczarr,s3").unwrap();
+        assert_eq!((l.endpoint.as_deref(), l.bucket.as_str(), l.prefix.as_str()), (Some("http://127.0.0.1:5555"), "test", "ds.zarr"));
+        for bad in ["s3://", "http://host/", "ftp://h/b/k", "https://weird.amazonaws.com/b/k"] {
+            assert!(parse_location(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn profiles_from_ini() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config");
+        std::fs::write(&p, "[default]\nregion = us-east-2\n[profile work]\naws_region=eu-north-1\naws_access_key_id = AK\n").unwrap();
+        assert_eq!(ini_section(&p, "default").get("region").map(String::as_str), Some("us-east-2"));
+        let w = ini_section(&p, "work");
+        assert_eq!((w["aws_region"].as_str(), w["aws_access_key_id"].as_str()), ("eu-north-1", "AK"));
+        assert!(ini_section(&p, "other").is_empty());
+    }
+}

@@ -1,0 +1,118 @@
+//! The S3 driver against an S3-compatible server (moto, started by
+//! scripts/test-all.sh, which sets NCZARR_RS_S3_TEST_URL). Without a server
+//! the tests say so and pass, unless NCZARR_RS_REQUIRE_S3=1 (as in CI).
+
+use nczarr_rs::engine::consts::*;
+use nczarr_rs::engine::data::{MemIn, MemOut};
+use nczarr_rs::engine::file;
+use nczarr_rs::engine::types::Values;
+use nczarr_rs::map::{Driver, MapError, Store, StoreKey};
+use std::sync::{Arc, LazyLock};
+
+/// Base URL (`http://host:port/bucket`) plus a prefix unique to this run.
+static BASE: LazyLock<Option<String>> = LazyLock::new(|| {
+    let url = std::env::var("NCZARR_RS_S3_TEST_URL").ok().filter(|u| !u.is_empty());
+    if url.is_none() {
+        assert!(std::env::var("NCZARR_RS_REQUIRE_S3").as_deref() != Ok("1"), "NCZARR_RS_S3_TEST_URL is not set");
+        eprintln!("s3 tests: NCZARR_RS_S3_TEST_URL is not set; no S3 server, nothing tested");
+    }
+    let run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    url.map(|u| format!("{u}/run{run}"))
+});
+
+fn url(name: &str) -> Option<String> {
+    BASE.as_ref().map(|b| format!("{b}/{name}#mode=nczarr,s3"))
+}
+
+mod conformance {
+    use super::*;
+
+    struct S3;
+    impl nczarr_rs::map::conformance::Fixture for S3 {
+        fn create(&self, name: &str) -> Arc<dyn Store> {
+            Driver::S3.create(&url(name).unwrap(), true).unwrap()
+        }
+        fn reopen(&self, name: &str, writable: bool) -> Arc<dyn Store> {
+            Driver::S3.open(&url(name).unwrap(), writable).unwrap()
+        }
+    }
+
+    /// Runs a conformance check when a server is there.
+    macro_rules! s3_checks {
+        ($($check:ident),*) => {$(
+            #[test]
+            fn $check() {
+                if BASE.is_some() {
+                    nczarr_rs::map::conformance::$check(&S3);
+                }
+            }
+        )*};
+    }
+    s3_checks!(
+        set_get_roundtrip, missing_keys_are_none, empty_objects_exist, overwrite_replaces_whole_object,
+        ranged_reads, ranged_writes, list_dir_semantics, empty_root_lists_empty,
+        list_prefix_is_recursive_and_sorted, tree_rule_is_enforced, erase_and_erase_prefix,
+        reopen_sees_data, read_only_rejects_writes, destroy_removes_dataset, unusual_but_valid_names,
+        concurrent_writers_and_readers
+    );
+}
+
+#[test]
+fn netcdf_dataset_on_s3() {
+    let Some(u) = url("dataset.zarr") else { return };
+    let mut ds = file::create(&u, NC_CLOBBER).unwrap();
+    let x = ds.def_dim(0, "x", 100).unwrap() as i32;
+    let v = ds.def_var(0, "v", NC_DOUBLE, &[x]).unwrap() as i32;
+    ds.def_var_chunking(0, v, NC_CHUNKED, Some(&[16])).unwrap();
+    ds.def_var_deflate(0, v, true, true, 3).unwrap();
+    ds.put_att(0, NC_GLOBAL, "where", Values::Char(b"s3".to_vec())).unwrap();
+    ds.enddef().unwrap();
+    let vals: Vec<f64> = (0..100).map(|i| i as f64 * 0.25).collect();
+    let bytes = Values::Double(vals.clone()).to_ne_bytes();
+    let slab = ds.slab(0, v, None, None, None, None, true).unwrap();
+    ds.put_slab(0, v, &slab, MemIn::Bytes { memtype: NC_DOUBLE, buf: &bytes }).unwrap();
+    ds.close().unwrap();
+
+    let ds = file::open(&u, NC_NOWRITE).unwrap();
+    assert_eq!(ds.get_att(0, NC_GLOBAL, "where").unwrap(), Values::Char(b"s3".to_vec()));
+    let slab = ds.slab(0, v, Some(&[10]), Some(&[20]), None, None, false).unwrap();
+    let mut out = vec![0u8; 20 * 8];
+    ds.get_slab(0, v, &slab, MemOut::Bytes { memtype: NC_DOUBLE, buf: &mut out }).unwrap();
+    assert_eq!(Values::from_ne_bytes(NC_DOUBLE, &out).unwrap(), Values::Double(vals[10..30].to_vec()));
+
+    // create over it without clobber; open of a missing dataset
+    assert_eq!(file::create(&u, NC_NOCLOBBER).err().unwrap().code(), nczarr_rs::engine::error::NC_EEXIST);
+    assert_eq!(file::open(&url("missing.zarr").unwrap(), 0).err().unwrap().code(), 2);
+}
+
+#[test]
+fn clobber_never_deletes_a_non_zarr_prefix() {
+    let Some(u) = url("not-zarr") else { return };
+    let s = Driver::S3.create(&u, true).unwrap();
+    s.set(&StoreKey::parse("/thesis/chapter1.tex").unwrap(), b"precious").unwrap();
+    assert!(matches!(Driver::S3.create(&u, true), Err(MapError::NotAStore(_))));
+    assert_eq!(s.get(&StoreKey::parse("/thesis/chapter1.tex").unwrap()).unwrap().unwrap(), b"precious");
+}
+
+#[test]
+fn c_api_on_s3() {
+    use nczarr_rs::ffi::data::{nc_get_var_int, nc_put_var_int};
+    use nczarr_rs::ffi::files::{nc_close, nc_create, nc_def_dim, nc_open};
+    use nczarr_rs::ffi::vars::nc_def_var;
+    let Some(u) = url("c-api.zarr") else { return };
+    let p = std::ffi::CString::new(u).unwrap();
+    unsafe {
+        let (mut nc, mut x, mut v) = (0, 0, 0);
+        assert_eq!(nc_create(p.as_ptr(), NC_CLOBBER, &mut nc), 0);
+        assert_eq!(nc_def_dim(nc, c"x".as_ptr(), 6, &mut x), 0);
+        assert_eq!(nc_def_var(nc, c"v".as_ptr(), NC_INT, 1, &x, &mut v), 0);
+        let vals = [1, 2, 3, 4, 5, 6];
+        assert_eq!(nc_put_var_int(nc, v, vals.as_ptr()), 0);
+        assert_eq!(nc_close(nc), 0);
+        assert_eq!(nc_open(p.as_ptr(), NC_NOWRITE, &mut nc), 0);
+        let mut back = [0i32; 6];
+        assert_eq!(nc_get_var_int(nc, v, back.as_mut_ptr()), 0);
+        assert_eq!(back, vals);
+        assert_eq!(nc_close(nc), 0);
+    }
+}
