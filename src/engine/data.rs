@@ -29,6 +29,32 @@ thread_local! {
     static CHUNK_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Chunk work on network stores (`Store::io_bound`): as many requests in
+/// flight as this, whatever the number of cores.
+static IO_POOL: std::sync::LazyLock<rayon::ThreadPool> = std::sync::LazyLock::new(|| {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(32)
+        .thread_name(|i| format!("nczarr-rs-io-{i}"))
+        .build()
+        .expect("a thread pool can be built")
+});
+
+/// Runs `work` over the chunks of a request, in parallel when there are
+/// several (`parallel`), on the pool that suits the store.
+fn for_chunks<F>(store: &dyn Store, combos: &[Vec<usize>], parallel: bool, work: F) -> NcResult<()>
+where
+    F: Fn(&Vec<usize>) -> NcResult<()> + Sync + Send,
+{
+    if !parallel || combos.len() < 2 {
+        return combos.iter().try_for_each(work);
+    }
+    if store.io_bound() {
+        IO_POOL.install(|| combos.par_iter().try_for_each(work))
+    } else {
+        combos.par_iter().try_for_each(work)
+    }
+}
+
 /// A read touching at most this fraction of a chunk, in at most
 /// `PARTIAL_READ_RUNS` runs, reads byte ranges of an uncompressed chunk
 /// instead of the whole chunk.
@@ -600,11 +626,7 @@ impl Dataset {
             }
             Ok(())
         };
-        if slab.dense && combos.len() > 1 {
-            combos.par_iter().try_for_each(work)?;
-        } else {
-            combos.iter().try_for_each(work)?;
-        }
+        for_chunks(&*self.store, &combos, slab.dense, work)?;
         range_result(range.load(Ordering::Relaxed))
     }
 
@@ -719,11 +741,7 @@ impl Dataset {
             }
             Ok(())
         };
-        if combos.len() > 1 {
-            combos.par_iter().try_for_each(work)?;
-        } else {
-            combos.iter().try_for_each(work)?;
-        }
+        for_chunks(&*store, &combos, true, work)?;
         range_result(range.load(Ordering::Relaxed))
     }
 

@@ -132,6 +132,11 @@ pub trait Store: ReadableStore + WritableStore + ListableStore {
     /// Where the dataset lives (a path, a name or a URL).
     fn location(&self) -> &str;
     fn is_writable(&self) -> bool;
+    /// True for stores whose requests wait on the network: chunk work on them
+    /// runs with many more requests in flight than there are cores.
+    fn io_bound(&self) -> bool {
+        false
+    }
     /// Makes everything written so far durable (a no-op for most drivers).
     fn flush(&self) -> MapResult<()> {
         Ok(())

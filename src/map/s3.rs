@@ -461,6 +461,10 @@ impl Store for S3Store {
         self.writable
     }
 
+    fn io_bound(&self) -> bool {
+        true
+    }
+
     fn destroy(&self) -> MapResult<()> {
         self.check_writable()?;
         self.erase_prefix(&StoreKey::root())
