@@ -116,3 +116,21 @@ fn c_api_on_s3() {
         assert_eq!(nc_close(nc), 0);
     }
 }
+
+#[test]
+fn many_variables_open_and_consolidate_on_s3() {
+    let Some(u) = url("many.zarr") else { return };
+    let u = u.replace("#mode=nczarr,s3", "#mode=nczarr,s3,consolidated");
+    let mut ds = file::create(&u, NC_CLOBBER).unwrap();
+    let x = ds.def_dim(0, "x", 3).unwrap() as i32;
+    for i in 0..120 {
+        let v = ds.def_var(0, &format!("v{i}"), NC_FLOAT, &[x]).unwrap() as i32;
+        ds.put_att(0, v, "index", Values::Int(vec![i])).unwrap();
+    }
+    ds.close().unwrap();
+    for url in [u.clone(), u.replace(",consolidated", "")] {
+        let ds = file::open(&url, NC_NOWRITE).unwrap();
+        assert_eq!(ds.groups[0].vars.len(), 120, "{url}");
+        assert_eq!(ds.get_att(0, 77, "index").unwrap(), Values::Int(vec![77]));
+    }
+}

@@ -31,7 +31,7 @@ thread_local! {
 
 /// Chunk work on network stores (`Store::io_bound`): as many requests in
 /// flight as this, whatever the number of cores.
-static IO_POOL: std::sync::LazyLock<rayon::ThreadPool> = std::sync::LazyLock::new(|| {
+pub(crate) static IO_POOL: std::sync::LazyLock<rayon::ThreadPool> = std::sync::LazyLock::new(|| {
     rayon::ThreadPoolBuilder::new()
         .num_threads(32)
         .thread_name(|i| format!("nczarr-rs-io-{i}"))

@@ -51,7 +51,10 @@ pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
         MapError::AlreadyExists(_) => NcError::with(NC_EEXIST, e.to_string()),
         other => NcError::from(other),
     })?;
-    Ok(Dataset::new_empty(store, path, cmode | NC_NETCDF4, u.pure_zarr, u.xarray))
+    let mut ds = Dataset::new_empty(store, path, cmode | NC_NETCDF4, u.pure_zarr, u.xarray);
+    // mode=consolidated: keep a .zmetadata up to date (netCDF-C 4.10, xarray)
+    ds.consolidated = u.consolidated;
+    Ok(ds)
 }
 
 /// `nc_open`: reads the dataset's metadata; writable with `NC_WRITE`.

@@ -15,6 +15,7 @@ use super::model::*;
 use super::types::Values;
 use super::{NcError, NcResult, NCZARR_VERSION};
 use crate::map::{Store, StoreKey};
+use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -244,14 +245,25 @@ pub fn write_metadata(ds: &mut Dataset) -> NcResult<()> {
     for gid in 0..ds.groups.len() {
         group_objects(ds, gid, &mut objects)?;
     }
-    let mut changed = false;
-    for (key, value) in &objects {
-        let bytes = json::to_text(value).into_bytes();
-        if ds.written.get(key) != Some(&bytes) {
-            ds.store.set(key, &bytes)?;
-            ds.written.insert(key.clone(), bytes);
-            changed = true;
+    let todo: Vec<(StoreKey, Vec<u8>)> = objects
+        .iter()
+        .map(|(key, value)| (key.clone(), json::to_text(value).into_bytes()))
+        .filter(|(key, bytes)| ds.written.get(key) != Some(bytes))
+        .collect();
+    if ds.store.io_bound() {
+        // network stores: the objects are independent, send them together
+        let store = ds.store.clone();
+        super::data::IO_POOL.install(|| todo.par_iter().try_for_each(|(key, bytes)| store.set(key, bytes)))?;
+    } else {
+        // local stores: one after another (creates in one directory serialise
+        // in the kernel; parallel writes measured slower)
+        for (key, bytes) in &todo {
+            ds.store.set(key, bytes)?;
         }
+    }
+    let changed = !todo.is_empty();
+    for (key, bytes) in todo {
+        ds.written.insert(key, bytes);
     }
     if ds.consolidated && changed {
         write_consolidated(ds)?;
@@ -285,6 +297,8 @@ fn write_consolidated(ds: &mut Dataset) -> NcResult<()> {
 struct Reader {
     store: Arc<dyn Store>,
     consolidated: Option<Map<String, Value>>,
+    /// Objects fetched ahead, concurrently (network stores).
+    prefetched: HashMap<StoreKey, Option<Vec<u8>>>,
     pure_zarr: bool,
     layout: Layout,
     xarray: bool,
@@ -296,7 +310,11 @@ impl Reader {
         if let Some(meta) = &self.consolidated {
             return Ok(meta.get(key.as_str()).cloned());
         }
-        match self.store.get(key)? {
+        let fetched = match self.prefetched.remove(key) {
+            Some(f) => f,
+            None => self.store.get(key)?,
+        };
+        match fetched {
             None => Ok(None),
             Some(bytes) => {
                 let v = json::parse(&bytes).map_err(|e| bad(format!("{key}: {}", e.detail().unwrap_or("bad JSON"))))?;
@@ -430,7 +448,15 @@ pub fn read_dataset(
     use_consolidated: bool,
 ) -> NcResult<Dataset> {
     let root = StoreKey::root();
-    let mut r = Reader { store: store.clone(), consolidated: None, pure_zarr: false, layout: Layout::V2, xarray, seen: HashMap::new() };
+    let mut r = Reader {
+        store: store.clone(),
+        consolidated: None,
+        prefetched: HashMap::new(),
+        pure_zarr: false,
+        layout: Layout::V2,
+        xarray,
+        seen: HashMap::new(),
+    };
 
     let zmeta_key = root.child(".zmetadata")?;
     let has_zmetadata = store.size(&zmeta_key)?.is_some();
@@ -469,7 +495,7 @@ pub fn read_dataset(
     };
     r.pure_zarr = r.layout == Layout::PureZarr;
 
-    let mut ds = Dataset::new_empty(store, path, mode, r.pure_zarr, xarray);
+    let mut ds = Dataset::new_empty(store.clone(), path, mode, r.pure_zarr, xarray);
     ds.layout = r.layout;
     ds.define_mode = false;
     ds.fresh = false;
@@ -478,6 +504,24 @@ pub fn read_dataset(
 
     let mut pending = Vec::new();
     read_group(&mut r, &mut ds, 0, &mut pending)?;
+    if r.consolidated.is_none() && store.io_bound() {
+        // every variable's metadata in one concurrent round
+        let mut keys = Vec::new();
+        for p in &pending {
+            let vkey = ds.group_key(p.gid).child(&p.name)?;
+            for name in [".zarray", ".zattrs", ".nczarray", ".nczvar"] {
+                if name.starts_with(".ncz") && r.layout != Layout::V1 {
+                    continue;
+                }
+                keys.push(vkey.child(name)?);
+            }
+        }
+        let got: Vec<crate::map::MapResult<Option<Vec<u8>>>> =
+            super::data::IO_POOL.install(|| keys.par_iter().map(|k| store.get(k)).collect());
+        for (k, v) in keys.into_iter().zip(got) {
+            r.prefetched.insert(k, v?);
+        }
+    }
     for p in pending {
         read_var(&mut r, &mut ds, p.gid, &p.name)?;
     }
