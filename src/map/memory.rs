@@ -4,7 +4,7 @@
 //! name can be reopened under that name (by another handle or thread) until
 //! it is destroyed. The location may be given as `mem://name` or `name`.
 
-use super::{splice, Features, ListableStore, MapError, MapResult, ReadableStore, Store, StoreKey, WritableStore};
+use super::{splice, Features, MapError, MapResult, Store, StoreKey};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, LazyLock, Mutex, RwLock};
 
@@ -184,53 +184,63 @@ impl ObjectMap {
     }
 }
 
-impl ReadableStore for MemoryStore {
-    fn get(&self, key: &StoreKey) -> MapResult<Option<Vec<u8>>> {
-        Ok(self.objects.get(key))
-    }
+/// The read, write and list traits of a driver that keeps its objects in
+/// an `objects: ObjectMap` field and checks `self.check_writable()` before
+/// every change.
+macro_rules! object_map_store {
+    ($t:ty) => {
+        impl $crate::map::ReadableStore for $t {
+            fn get(&self, key: &StoreKey) -> MapResult<Option<Vec<u8>>> {
+                Ok(self.objects.get(key))
+            }
 
-    fn get_range(&self, key: &StoreKey, start: u64, count: u64) -> MapResult<Option<Vec<u8>>> {
-        self.objects.get_range(key, start, count)
-    }
+            fn get_range(&self, key: &StoreKey, start: u64, count: u64) -> MapResult<Option<Vec<u8>>> {
+                self.objects.get_range(key, start, count)
+            }
 
-    fn size(&self, key: &StoreKey) -> MapResult<Option<u64>> {
-        Ok(self.objects.size(key))
-    }
+            fn size(&self, key: &StoreKey) -> MapResult<Option<u64>> {
+                Ok(self.objects.size(key))
+            }
+        }
+
+        impl $crate::map::WritableStore for $t {
+            fn set(&self, key: &StoreKey, value: &[u8]) -> MapResult<()> {
+                self.check_writable()?;
+                self.objects.set(key, value.to_vec())
+            }
+
+            fn set_range(&self, key: &StoreKey, offset: u64, value: &[u8]) -> MapResult<()> {
+                self.check_writable()?;
+                self.objects.set_range(key, offset, value)
+            }
+
+            fn erase(&self, key: &StoreKey) -> MapResult<()> {
+                self.check_writable()?;
+                self.objects.erase(key);
+                Ok(())
+            }
+
+            fn erase_prefix(&self, prefix: &StoreKey) -> MapResult<()> {
+                self.check_writable()?;
+                self.objects.erase_prefix(prefix);
+                Ok(())
+            }
+        }
+
+        impl $crate::map::ListableStore for $t {
+            fn list_dir(&self, prefix: &StoreKey) -> MapResult<Option<Vec<String>>> {
+                Ok(self.objects.list_dir(prefix))
+            }
+
+            fn list_prefix(&self, prefix: &StoreKey) -> MapResult<Vec<StoreKey>> {
+                Ok(self.objects.list_prefix(prefix))
+            }
+        }
+    };
 }
+pub(crate) use object_map_store;
 
-impl WritableStore for MemoryStore {
-    fn set(&self, key: &StoreKey, value: &[u8]) -> MapResult<()> {
-        self.check_writable()?;
-        self.objects.set(key, value.to_vec())
-    }
-
-    fn set_range(&self, key: &StoreKey, offset: u64, value: &[u8]) -> MapResult<()> {
-        self.check_writable()?;
-        self.objects.set_range(key, offset, value)
-    }
-
-    fn erase(&self, key: &StoreKey) -> MapResult<()> {
-        self.check_writable()?;
-        self.objects.erase(key);
-        Ok(())
-    }
-
-    fn erase_prefix(&self, prefix: &StoreKey) -> MapResult<()> {
-        self.check_writable()?;
-        self.objects.erase_prefix(prefix);
-        Ok(())
-    }
-}
-
-impl ListableStore for MemoryStore {
-    fn list_dir(&self, prefix: &StoreKey) -> MapResult<Option<Vec<String>>> {
-        Ok(self.objects.list_dir(prefix))
-    }
-
-    fn list_prefix(&self, prefix: &StoreKey) -> MapResult<Vec<StoreKey>> {
-        Ok(self.objects.list_prefix(prefix))
-    }
-}
+object_map_store!(MemoryStore);
 
 impl Store for MemoryStore {
     fn features(&self) -> Features {

@@ -9,7 +9,7 @@
 
 use super::file::local_path;
 use super::memory::ObjectMap;
-use super::{Features, ListableStore, MapError, MapResult, ReadableStore, Store, StoreKey, WritableStore};
+use super::{Features, MapError, MapResult, Store, StoreKey};
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -121,53 +121,7 @@ impl ZipStore {
     }
 }
 
-impl ReadableStore for ZipStore {
-    fn get(&self, key: &StoreKey) -> MapResult<Option<Vec<u8>>> {
-        Ok(self.objects.get(key))
-    }
-
-    fn get_range(&self, key: &StoreKey, start: u64, count: u64) -> MapResult<Option<Vec<u8>>> {
-        self.objects.get_range(key, start, count)
-    }
-
-    fn size(&self, key: &StoreKey) -> MapResult<Option<u64>> {
-        Ok(self.objects.size(key))
-    }
-}
-
-impl WritableStore for ZipStore {
-    fn set(&self, key: &StoreKey, value: &[u8]) -> MapResult<()> {
-        self.check_writable()?;
-        self.objects.set(key, value.to_vec())
-    }
-
-    fn set_range(&self, key: &StoreKey, offset: u64, value: &[u8]) -> MapResult<()> {
-        self.check_writable()?;
-        self.objects.set_range(key, offset, value)
-    }
-
-    fn erase(&self, key: &StoreKey) -> MapResult<()> {
-        self.check_writable()?;
-        self.objects.erase(key);
-        Ok(())
-    }
-
-    fn erase_prefix(&self, prefix: &StoreKey) -> MapResult<()> {
-        self.check_writable()?;
-        self.objects.erase_prefix(prefix);
-        Ok(())
-    }
-}
-
-impl ListableStore for ZipStore {
-    fn list_dir(&self, prefix: &StoreKey) -> MapResult<Option<Vec<String>>> {
-        Ok(self.objects.list_dir(prefix))
-    }
-
-    fn list_prefix(&self, prefix: &StoreKey) -> MapResult<Vec<StoreKey>> {
-        Ok(self.objects.list_prefix(prefix))
-    }
-}
+super::memory::object_map_store!(ZipStore);
 
 impl Store for ZipStore {
     fn features(&self) -> Features {
