@@ -155,6 +155,8 @@ fn memory_maps_and_strides() {
     assert_eq!(ds.slab(0, v, Some(&[2, 0]), Some(&[2, 1]), None, None, false).unwrap_err().code(), NC_EEDGE);
     assert_eq!(ds.slab(0, v, Some(&[0, 0]), Some(&[1, 1]), Some(&[0, 1]), None, false).unwrap_err().code(), NC_ESTRIDE);
     assert_eq!(ds.slab(0, v, Some(&[0, 0]), Some(&[2, 3]), Some(&[2, 2]), None, false).unwrap_err().code(), NC_EEDGE);
+    assert_eq!(ds.slab(0, v, Some(&[0]), Some(&[1, 1]), None, None, false).unwrap_err().code(), NC_EINVAL);
+    assert_eq!(ds.slab(0, v, None, None, None, Some(&[1]), false).unwrap_err().code(), NC_EINVAL);
 }
 
 #[test]
@@ -247,6 +249,14 @@ fn codecs_roundtrip_and_fail_cleanly() {
         ],
     );
     let ds = file::open(&url, NC_NOWRITE).unwrap();
+    // a truncated uncompressed chunk is corrupt data, whichever path reads it
+    let s = Driver::Memory.open(&url, true).unwrap();
+    s.set(&StoreKey::parse("/short/.zarray").unwrap(), br#"{"zarr_format": 2, "shape": [64], "dtype": "<i4", "chunks": [64], "fill_value": 0, "order": "C", "compressor": null, "filters": null}"#).unwrap();
+    s.set(&StoreKey::parse("/short/0").unwrap(), &[0u8; 10]).unwrap();
+    let ds2 = file::open(&url, NC_NOWRITE).unwrap();
+    let short = ds2.find_var(0, "short").unwrap() as i32;
+    assert_eq!(get(&ds2, 0, short, &[60], &[1], NC_INT).1, NC_ENCZARR);
+    assert_eq!(get(&ds2, 0, short, &[0], &[64], NC_INT).1, NC_ENCZARR);
     let b = ds.find_var(0, "b").unwrap() as i32;
     assert_eq!(get(&ds, 0, b, &[0], &[4], NC_INT).1, NC_ENOFILTER);
     let z = ds.find_var(0, "z").unwrap() as i32;

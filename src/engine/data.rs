@@ -457,6 +457,14 @@ impl Dataset {
         }
         let shape = self.var_shape(v);
         let nd = shape.len();
+        let wrong_rank = |n: Option<usize>| n.is_some_and(|n| n != nd);
+        if wrong_rank(start.map(<[u64]>::len))
+            || wrong_rank(count.map(<[u64]>::len))
+            || wrong_rank(stride.map(<[i64]>::len))
+            || wrong_rank(imap.map(<[i64]>::len))
+        {
+            return Err(NcError::with(NC_EINVAL, "one entry per dimension is needed"));
+        }
         let start: Vec<u64> = start.map(<[u64]>::to_vec).unwrap_or_else(|| vec![0; nd]);
         let mut stride_v = vec![1u64; nd];
         if let Some(s) = stride {
@@ -596,7 +604,11 @@ impl Dataset {
                 for_each_run(&lay, slab, &groups, |moff, coff, n| spans.push((moff, coff, n)));
                 let mut r = false;
                 for (moff, coff, n) in spans {
-                    match self.store.get_range(&key, (coff * lay.esize) as u64, (n * lay.esize) as u64)? {
+                    let got = self.store.get_range(&key, (coff * lay.esize) as u64, (n * lay.esize) as u64).map_err(|e| match e {
+                        crate::map::MapError::OutOfRange { .. } => NcError::with(NC_ENCZARR, format!("chunk {key} is too short")),
+                        other => NcError::from(other),
+                    })?;
+                    match got {
                         Some(mut b) => {
                             if lay.swap {
                                 swap_bytes(&mut b, lay.esize);
