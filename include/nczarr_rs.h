@@ -474,9 +474,23 @@
 typedef struct CacheConfig CacheConfig;
 
 /**
+ * netCDF-C's dispatch table (opaque here: this library does not dispatch
+ * to user-defined formats).
+ */
+typedef struct NC_Dispatch NC_Dispatch;
+
+/**
  * netCDF type id.
  */
 typedef int nc_type;
+
+/**
+ * netCDF-C's variable-length datum.
+ */
+typedef struct {
+  size_t len;
+  void *p;
+} nc_vlen_t;
 
 /**
  * Map implementation selector (an `int` here, an enum in netCDF-C; same values).
@@ -871,6 +885,253 @@ int nc_copy_att(int ncid_in, int varid_in, const char *name, int ncid_out, int v
  * `function_name` is NULL or a NUL-terminated string.
  */
 int nczarr_rs_test_inject_panic(const char *function_name);
+
+int nc_def_compound(int ncid, size_t size, const char *name, nc_type *typeidp);
+
+int nc_insert_compound(int ncid,
+                       nc_type xtype,
+                       const char *name,
+                       size_t offset,
+                       nc_type field_typeid);
+
+int nc_insert_array_compound(int ncid,
+                             nc_type xtype,
+                             const char *name,
+                             size_t offset,
+                             nc_type field_typeid,
+                             int ndims,
+                             const int *dim_sizes);
+
+int nc_inq_compound(int ncid, nc_type xtype, char *name, size_t *sizep, size_t *nfieldsp);
+
+int nc_inq_compound_name(int ncid, nc_type xtype, char *name);
+
+int nc_inq_compound_size(int ncid, nc_type xtype, size_t *sizep);
+
+int nc_inq_compound_nfields(int ncid, nc_type xtype, size_t *nfieldsp);
+
+int nc_inq_compound_field(int ncid,
+                          nc_type xtype,
+                          int fieldid,
+                          char *name,
+                          size_t *offsetp,
+                          nc_type *field_typeidp,
+                          int *ndimsp,
+                          int *dim_sizesp);
+
+int nc_inq_compound_fieldname(int ncid, nc_type xtype, int fieldid, char *name);
+
+int nc_inq_compound_fieldindex(int ncid, nc_type xtype, const char *name, int *fieldidp);
+
+int nc_inq_compound_fieldoffset(int ncid, nc_type xtype, int fieldid, size_t *offsetp);
+
+int nc_inq_compound_fieldtype(int ncid, nc_type xtype, int fieldid, nc_type *field_typeidp);
+
+int nc_inq_compound_fieldndims(int ncid, nc_type xtype, int fieldid, int *ndimsp);
+
+int nc_inq_compound_fielddim_sizes(int ncid, nc_type xtype, int fieldid, int *dim_sizes);
+
+int nc_def_vlen(int ncid, const char *name, nc_type base_typeid, nc_type *xtypep);
+
+int nc_inq_vlen(int ncid, nc_type xtype, char *name, size_t *datum_sizep, nc_type *base_nc_typep);
+
+int nc_put_vlen_element(int ncid, int typeid1, void *vlen_element, size_t len, const void *data);
+
+int nc_get_vlen_element(int ncid, int typeid1, const void *vlen_element, size_t *len, void *data);
+
+/**
+ * Frees the data of one vlen datum (`vl->p`).
+ *
+ * # Safety
+ * `vl` points to an `nc_vlen_t` whose `p` is NULL or from `malloc`.
+ */
+int nc_free_vlen(nc_vlen_t *vl);
+
+/**
+ * Frees the data of `len` vlen data.
+ *
+ * # Safety
+ * `vlens` holds `len` `nc_vlen_t` whose `p` are NULL or from `malloc`.
+ */
+int nc_free_vlens(size_t len, nc_vlen_t *vlens);
+
+int nc_inq_user_type(int ncid,
+                     nc_type xtype,
+                     char *name,
+                     size_t *size,
+                     nc_type *base_nc_typep,
+                     size_t *nfieldsp,
+                     int *classp);
+
+int nc_def_enum(int ncid, nc_type base_typeid, const char *name, nc_type *typeidp);
+
+int nc_insert_enum(int ncid, nc_type xtype, const char *name, const void *value);
+
+int nc_inq_enum(int ncid,
+                nc_type xtype,
+                char *name,
+                nc_type *base_nc_typep,
+                size_t *base_sizep,
+                size_t *num_membersp);
+
+int nc_inq_enum_member(int ncid, nc_type xtype, int idx, char *name, void *value);
+
+int nc_inq_enum_ident(int ncid, nc_type xtype, long long value, char *identifier);
+
+int nc_def_opaque(int ncid, size_t size, const char *name, nc_type *xtypep);
+
+int nc_inq_opaque(int ncid, nc_type xtype, char *name, size_t *sizep);
+
+/**
+ * Whether two types are the same: for atomic types, the same id.
+ *
+ * # Safety
+ * `equal` is NULL or points to an `int`.
+ */
+int nc_inq_type_equal(int ncid1, nc_type typeid1, int ncid2, nc_type typeid2, int *equal);
+
+/**
+ * szip is not available in this build (`NC_ENOFILTER`, as netCDF-C
+ * without the plugin).
+ */
+int nc_def_var_szip(int ncid, int varid, int options_mask, int pixels_per_block);
+
+/**
+ * No variable here uses szip: zero mask and pixels.
+ *
+ * # Safety
+ * Outputs are NULL or point to `int`s.
+ */
+int nc_inq_var_szip(int ncid, int varid, int *options_maskp, int *pixels_per_blockp);
+
+/**
+ * Turning Fletcher-32 off is a no-op (netCDF-C 4.9.2 wrongly adds the
+ * filter then); turning it on is `NC_ENOFILTER` (no plugin in this build).
+ */
+int nc_def_var_fletcher32(int ncid, int varid, int fletcher32);
+
+/**
+ * `NC_NOQUANTIZE` is accepted; quantization itself is not built in
+ * (`NC_ENOTBUILT`).
+ */
+int nc_def_var_quantize(int ncid, int varid, int quantize_mode, int nsd);
+
+/**
+ * The default format of `nc_create` without format flags, kept for
+ * callers that read it back; NCZarr datasets are always netCDF-4.
+ *
+ * # Safety
+ * `old_formatp` is NULL or points to an `int`.
+ */
+int nc_set_default_format(int format, int *old_formatp);
+
+/**
+ * HDF5 alignment settings: kept and reported, without effect on Zarr.
+ */
+int nc_set_alignment(int threshold, int alignment);
+
+/**
+ * # Safety
+ * Outputs are NULL or point to `int`s.
+ */
+int nc_get_alignment(int *thresholdp, int *alignmentp);
+
+/**
+ * This library has no log to set a level for: always `NC_NOERR`.
+ */
+int nc_set_log_level(int new_level);
+
+/**
+ * Nothing to set up: the library initialises itself on first use.
+ */
+int nc_initialize(void);
+
+/**
+ * Nothing to tear down (open datasets stay usable).
+ */
+int nc_finalize(void);
+
+int nc_set_base_pe(int ncid, int pe);
+
+int nc_inq_base_pe(int ncid, int *pe);
+
+/**
+ * This library does not dispatch to user-defined formats (`NC_ENOTBUILT`).
+ */
+int nc_def_user_format(int mode_flag, NC_Dispatch *dispatch_table, char *magic_number);
+
+/**
+ * See `nc_def_user_format`.
+ */
+int nc_inq_user_format(int mode_flag, NC_Dispatch **dispatch_table, char *magic_number);
+
+/**
+ * `nc__create` with a netCDF-3 `basepe`, which is ignored.
+ *
+ * # Safety
+ * As `nc__create`.
+ */
+int nc__create_mp(const char *path,
+                  int cmode,
+                  size_t initialsz,
+                  int basepe,
+                  size_t *chunksizehintp,
+                  int *ncidp);
+
+/**
+ * `nc__open` with a netCDF-3 `basepe`, which is ignored.
+ *
+ * # Safety
+ * As `nc__open`.
+ */
+int nc__open_mp(const char *path, int mode, int basepe, size_t *chunksizehintp, int *ncidp);
+
+/**
+ * Deletes a dataset (directory tree, zip archive, S3 prefix or memory
+ * dataset), whatever its driver: netCDF-C only unlinks a path.
+ *
+ * # Safety
+ * `path` is a NUL-terminated string.
+ */
+int nc_delete(const char *path);
+
+/**
+ * `nc_delete` with a netCDF-3 `basepe`, which is ignored.
+ *
+ * # Safety
+ * As `nc_delete`.
+ */
+int nc_delete_mp(const char *path, int basepe);
+
+/**
+ * Copies a variable (definition, attributes, data) into another group or
+ * dataset, whose dimensions of the same names must already exist with the
+ * same lengths.
+ */
+int nc_copy_var(int ncid_in, int varid, int ncid_out);
+
+/**
+ * Copies `count` values of an atomic type; strings are duplicated (free
+ * them with `nc_free_string`).
+ *
+ * # Safety
+ * `memory` and `copy` hold `count` values of `xtypeid`.
+ */
+int nc_copy_data(int ncid, nc_type xtypeid, const void *memory, size_t count, void *copy);
+
+/**
+ * `nc_copy_data` into a new `malloc`ed array (`*copyp`).
+ *
+ * # Safety
+ * `memory` holds `count` values of `xtypeid`; `copyp` points to a pointer.
+ */
+int nc_copy_data_all(int ncid, nc_type xtypeid, const void *memory, size_t count, void **copyp);
+
+/**
+ * Prints the dataset's metadata objects (as last written or read) to
+ * standard output.
+ */
+int nc_show_metadata(int ncid);
 
 /**
  * Untyped: the memory holds values of the variable's own type.
@@ -2699,6 +2960,19 @@ int nc_inq_var_filter_info(int ncid,
                            unsigned int id,
                            size_t *nparamsp,
                            unsigned int *params);
+
+/**
+ * The first filter of the variable (its HDF5 id and parameters); id 0
+ * when it has none.
+ *
+ * # Safety
+ * Outputs are NULL or large enough.
+ */
+int nc_inq_var_filter(int ncid,
+                      int varid,
+                      unsigned int *idp,
+                      size_t *nparamsp,
+                      unsigned int *params);
 
 /**
  * Deflate (zlib) and shuffle, stored as the Zarr codecs `zlib` and

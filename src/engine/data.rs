@@ -757,6 +757,33 @@ impl Dataset {
         range_result(range.load(Ordering::Relaxed))
     }
 
+    /// All values of a variable, in its own type (`nc_copy_var`).
+    pub fn read_all(&self, gid: usize, varid: i32) -> NcResult<Result<Values, Vec<String>>> {
+        let v = self.var(gid, varid)?;
+        let slab = self.slab(gid, varid, None, None, None, None, false)?;
+        let n = slab.mem_elems();
+        if v.nctype == NC_STRING {
+            let mut out = vec![String::new(); n];
+            self.get_slab(gid, varid, &slab, MemOut::Strings(&mut out))?;
+            return Ok(Err(out));
+        }
+        let mut buf = vec![0u8; n * elem_size(v.nctype)];
+        self.get_slab(gid, varid, &slab, MemOut::Bytes { memtype: v.nctype, buf: &mut buf })?;
+        Ok(Ok(Values::from_ne_bytes(v.nctype, &buf)?))
+    }
+
+    /// Writes all values of a variable (the counterpart of [`Dataset::read_all`]).
+    pub fn write_all(&mut self, gid: usize, varid: i32, values: &Result<Values, Vec<String>>) -> NcResult<()> {
+        let slab = self.slab(gid, varid, None, None, None, None, true)?;
+        match values {
+            Ok(v) => {
+                let bytes = v.to_ne_bytes();
+                self.put_slab(gid, varid, &slab, MemIn::Bytes { memtype: v.nc_type(), buf: &bytes })
+            }
+            Err(strings) => self.put_slab(gid, varid, &slab, MemIn::Strings(strings)),
+        }
+    }
+
     /// Writes every cached dirty chunk of every variable (`nc_sync`, `nc_close`).
     pub fn flush_chunks(&self) -> NcResult<()> {
         for gid in 0..self.groups.len() {

@@ -75,6 +75,17 @@ pub fn open(path: &str, omode: i32) -> NcResult<Dataset> {
     Ok(ds)
 }
 
+/// `nc_delete`: removes a dataset, whatever its driver.
+pub fn delete(path: &str) -> NcResult<()> {
+    let u = location(path, 0)?;
+    let store = driver(u.storage).open(&u.location, true).map_err(|e| match e {
+        MapError::RootNotFound(_) => NcError::with(libc_enoent(), e.to_string()),
+        other => NcError::from(other),
+    })?;
+    store.destroy()?;
+    Ok(())
+}
+
 /// `ENOENT`, the system error netCDF-C reports for a missing dataset.
 fn libc_enoent() -> i32 {
     2

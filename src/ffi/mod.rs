@@ -16,6 +16,7 @@
 pub(crate) mod args;
 pub mod atts;
 pub mod boundary;
+pub mod compat;
 pub mod data;
 pub mod files;
 pub(crate) mod handles;

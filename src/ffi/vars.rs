@@ -341,6 +341,32 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(ncid: c_int, varid: c_int, id: c
     })
 }
 
+/// The first filter of the variable (its HDF5 id and parameters); id 0
+/// when it has none.
+///
+/// # Safety
+/// Outputs are NULL or large enough.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_var_filter(ncid: c_int, varid: c_int, idp: *mut c_uint, nparamsp: *mut usize, params: *mut c_uint) -> c_int {
+    guard("nc_inq_var_filter", || {
+        not_global(varid)?;
+        let (id, p) = read(ncid, |ds, gid| {
+            let v = ds.var(gid, varid)?;
+            Ok(match v.codecs.iter().find_map(|c| filter_id(c).map(|id| (id, c))) {
+                Some((id, c)) if id == H5Z_FILTER_DEFLATE || id == H5Z_FILTER_BZIP2 || id == H5Z_FILTER_ZSTD => {
+                    (id, vec![codec_level(c) as c_uint])
+                }
+                Some((id, _)) => (id, vec![]),
+                None => (0, vec![]),
+            })
+        })?;
+        out(idp, id);
+        out(nparamsp, p.len());
+        out_slice(params, &p);
+        Ok(())
+    })
+}
+
 /// Deflate (zlib) and shuffle, stored as the Zarr codecs `zlib` and
 /// `shuffle`. Only before the variable is on disk (`NC_ELATEDEF`).
 #[no_mangle]

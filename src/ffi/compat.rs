@@ -1,0 +1,584 @@
+//! The rest of netCDF-C's `netcdf.h` API, so that any netCDF C program
+//! links. NCZarr has no user-defined types: like netCDF-C's own NCZarr
+//! dispatch table, every compound/vlen/enum/opaque function answers
+//! `NC_ENOTNC4`. netCDF-3 tuning (`base_pe`) answers `NC_ENOTNC3`, as for any
+//! netCDF-4 file. Library helpers (`nc_copy_var`, `nc_copy_data`,
+//! `nc_free_vlen`, `nc_delete`, ...) are implemented for real.
+#![allow(non_camel_case_types)]
+
+use super::args::{c_str, in_slice, non_null, out};
+use super::boundary::guard;
+use super::nc::{read, write};
+use super::types::nc_type;
+use crate::engine::consts::*;
+use crate::engine::error::*;
+use crate::engine::types::{is_atomic, type_size};
+use crate::engine::{NcError, NcResult};
+use std::os::raw::{c_char, c_int, c_longlong, c_void};
+use std::sync::atomic::{AtomicI32, Ordering};
+
+/// netCDF-C's variable-length datum.
+#[repr(C)]
+pub struct nc_vlen_t {
+    pub len: usize,
+    pub p: *mut c_void,
+}
+
+/// netCDF-C's dispatch table (opaque here: this library does not dispatch
+/// to user-defined formats).
+pub struct NC_Dispatch {
+    _private: [u8; 0],
+}
+
+/// `NC_ENOTNC4` for a valid ncid: NCZarr has no user-defined types.
+fn no_user_types(ncid: c_int) -> NcResult<()> {
+    read(ncid, |_, _| Ok(()))?;
+    Err(NcError::new(NC_ENOTNC4))
+}
+
+/// `NC_ENOTNC3` for a valid ncid: a netCDF-3 tuning call on netCDF-4 data.
+fn not_nc3(ncid: c_int) -> NcResult<()> {
+    read(ncid, |_, _| Ok(()))?;
+    Err(NcError::new(NC_ENOTNC3))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_def_compound(ncid: c_int, size: usize, name: *const c_char, typeidp: *mut nc_type) -> c_int {
+    let _ = (size, name, typeidp);
+    guard("nc_def_compound", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_insert_compound(ncid: c_int, xtype: nc_type, name: *const c_char, offset: usize, field_typeid: nc_type) -> c_int {
+    let _ = (xtype, name, offset, field_typeid);
+    guard("nc_insert_compound", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_insert_array_compound(
+    ncid: c_int,
+    xtype: nc_type,
+    name: *const c_char,
+    offset: usize,
+    field_typeid: nc_type,
+    ndims: c_int,
+    dim_sizes: *const c_int,
+) -> c_int {
+    let _ = (xtype, name, offset, field_typeid, ndims, dim_sizes);
+    guard("nc_insert_array_compound", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_compound(ncid: c_int, xtype: nc_type, name: *mut c_char, sizep: *mut usize, nfieldsp: *mut usize) -> c_int {
+    let _ = (xtype, name, sizep, nfieldsp);
+    guard("nc_inq_compound", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_compound_name(ncid: c_int, xtype: nc_type, name: *mut c_char) -> c_int {
+    let _ = (xtype, name);
+    guard("nc_inq_compound_name", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_compound_size(ncid: c_int, xtype: nc_type, sizep: *mut usize) -> c_int {
+    let _ = (xtype, sizep);
+    guard("nc_inq_compound_size", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_compound_nfields(ncid: c_int, xtype: nc_type, nfieldsp: *mut usize) -> c_int {
+    let _ = (xtype, nfieldsp);
+    guard("nc_inq_compound_nfields", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_compound_field(
+    ncid: c_int,
+    xtype: nc_type,
+    fieldid: c_int,
+    name: *mut c_char,
+    offsetp: *mut usize,
+    field_typeidp: *mut nc_type,
+    ndimsp: *mut c_int,
+    dim_sizesp: *mut c_int,
+) -> c_int {
+    let _ = (xtype, fieldid, name, offsetp, field_typeidp, ndimsp, dim_sizesp);
+    guard("nc_inq_compound_field", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_compound_fieldname(ncid: c_int, xtype: nc_type, fieldid: c_int, name: *mut c_char) -> c_int {
+    let _ = (xtype, fieldid, name);
+    guard("nc_inq_compound_fieldname", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_compound_fieldindex(ncid: c_int, xtype: nc_type, name: *const c_char, fieldidp: *mut c_int) -> c_int {
+    let _ = (xtype, name, fieldidp);
+    guard("nc_inq_compound_fieldindex", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_compound_fieldoffset(ncid: c_int, xtype: nc_type, fieldid: c_int, offsetp: *mut usize) -> c_int {
+    let _ = (xtype, fieldid, offsetp);
+    guard("nc_inq_compound_fieldoffset", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_compound_fieldtype(ncid: c_int, xtype: nc_type, fieldid: c_int, field_typeidp: *mut nc_type) -> c_int {
+    let _ = (xtype, fieldid, field_typeidp);
+    guard("nc_inq_compound_fieldtype", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_compound_fieldndims(ncid: c_int, xtype: nc_type, fieldid: c_int, ndimsp: *mut c_int) -> c_int {
+    let _ = (xtype, fieldid, ndimsp);
+    guard("nc_inq_compound_fieldndims", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_compound_fielddim_sizes(ncid: c_int, xtype: nc_type, fieldid: c_int, dim_sizes: *mut c_int) -> c_int {
+    let _ = (xtype, fieldid, dim_sizes);
+    guard("nc_inq_compound_fielddim_sizes", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_def_vlen(ncid: c_int, name: *const c_char, base_typeid: nc_type, xtypep: *mut nc_type) -> c_int {
+    let _ = (name, base_typeid, xtypep);
+    guard("nc_def_vlen", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_vlen(ncid: c_int, xtype: nc_type, name: *mut c_char, datum_sizep: *mut usize, base_nc_typep: *mut nc_type) -> c_int {
+    let _ = (xtype, name, datum_sizep, base_nc_typep);
+    guard("nc_inq_vlen", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_put_vlen_element(ncid: c_int, typeid1: c_int, vlen_element: *mut c_void, len: usize, data: *const c_void) -> c_int {
+    let _ = (typeid1, vlen_element, len, data);
+    guard("nc_put_vlen_element", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_get_vlen_element(ncid: c_int, typeid1: c_int, vlen_element: *const c_void, len: *mut usize, data: *mut c_void) -> c_int {
+    let _ = (typeid1, vlen_element, len, data);
+    guard("nc_get_vlen_element", || no_user_types(ncid))
+}
+
+/// Frees the data of one vlen datum (`vl->p`).
+///
+/// # Safety
+/// `vl` points to an `nc_vlen_t` whose `p` is NULL or from `malloc`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_free_vlen(vl: *mut nc_vlen_t) -> c_int {
+    guard("nc_free_vlen", || {
+        non_null(vl)?;
+        libc::free((*vl).p);
+        (*vl).p = std::ptr::null_mut();
+        (*vl).len = 0;
+        Ok(())
+    })
+}
+
+/// Frees the data of `len` vlen data.
+///
+/// # Safety
+/// `vlens` holds `len` `nc_vlen_t` whose `p` are NULL or from `malloc`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_free_vlens(len: usize, vlens: *mut nc_vlen_t) -> c_int {
+    guard("nc_free_vlens", || {
+        if len > 0 {
+            non_null(vlens)?;
+        }
+        for i in 0..len {
+            let v = vlens.add(i);
+            libc::free((*v).p);
+            (*v).p = std::ptr::null_mut();
+            (*v).len = 0;
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_user_type(
+    ncid: c_int,
+    xtype: nc_type,
+    name: *mut c_char,
+    size: *mut usize,
+    base_nc_typep: *mut nc_type,
+    nfieldsp: *mut usize,
+    classp: *mut c_int,
+) -> c_int {
+    let _ = (xtype, name, size, base_nc_typep, nfieldsp, classp);
+    guard("nc_inq_user_type", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_def_enum(ncid: c_int, base_typeid: nc_type, name: *const c_char, typeidp: *mut nc_type) -> c_int {
+    let _ = (base_typeid, name, typeidp);
+    guard("nc_def_enum", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_insert_enum(ncid: c_int, xtype: nc_type, name: *const c_char, value: *const c_void) -> c_int {
+    let _ = (xtype, name, value);
+    guard("nc_insert_enum", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_enum(
+    ncid: c_int,
+    xtype: nc_type,
+    name: *mut c_char,
+    base_nc_typep: *mut nc_type,
+    base_sizep: *mut usize,
+    num_membersp: *mut usize,
+) -> c_int {
+    let _ = (xtype, name, base_nc_typep, base_sizep, num_membersp);
+    guard("nc_inq_enum", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_enum_member(ncid: c_int, xtype: nc_type, idx: c_int, name: *mut c_char, value: *mut c_void) -> c_int {
+    let _ = (xtype, idx, name, value);
+    guard("nc_inq_enum_member", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_enum_ident(ncid: c_int, xtype: nc_type, value: c_longlong, identifier: *mut c_char) -> c_int {
+    let _ = (xtype, value, identifier);
+    guard("nc_inq_enum_ident", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_def_opaque(ncid: c_int, size: usize, name: *const c_char, xtypep: *mut nc_type) -> c_int {
+    let _ = (size, name, xtypep);
+    guard("nc_def_opaque", || no_user_types(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_opaque(ncid: c_int, xtype: nc_type, name: *mut c_char, sizep: *mut usize) -> c_int {
+    let _ = (xtype, name, sizep);
+    guard("nc_inq_opaque", || no_user_types(ncid))
+}
+
+/// Whether two types are the same: for atomic types, the same id.
+///
+/// # Safety
+/// `equal` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_type_equal(ncid1: c_int, typeid1: nc_type, ncid2: c_int, typeid2: nc_type, equal: *mut c_int) -> c_int {
+    guard("nc_inq_type_equal", || {
+        read(ncid1, |_, _| Ok(()))?;
+        read(ncid2, |_, _| Ok(()))?;
+        if !is_atomic(typeid1) || !is_atomic(typeid2) {
+            return Err(NcError::new(NC_EBADTYPE));
+        }
+        out(equal, (typeid1 == typeid2) as c_int);
+        Ok(())
+    })
+}
+
+/// szip is not available in this build (`NC_ENOFILTER`, as netCDF-C
+/// without the plugin).
+#[no_mangle]
+pub extern "C" fn nc_def_var_szip(ncid: c_int, varid: c_int, options_mask: c_int, pixels_per_block: c_int) -> c_int {
+    let _ = (options_mask, pixels_per_block);
+    guard("nc_def_var_szip", || {
+        read(ncid, |ds, gid| ds.var(gid, varid).map(|_| ()))?;
+        Err(NcError::new(NC_ENOFILTER))
+    })
+}
+
+/// No variable here uses szip: zero mask and pixels.
+///
+/// # Safety
+/// Outputs are NULL or point to `int`s.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_var_szip(ncid: c_int, varid: c_int, options_maskp: *mut c_int, pixels_per_blockp: *mut c_int) -> c_int {
+    guard("nc_inq_var_szip", || {
+        read(ncid, |ds, gid| ds.var(gid, varid).map(|_| ()))?;
+        out(options_maskp, 0);
+        out(pixels_per_blockp, 0);
+        Ok(())
+    })
+}
+
+/// Turning Fletcher-32 off is a no-op (netCDF-C 4.9.2 wrongly adds the
+/// filter then); turning it on is `NC_ENOFILTER` (no plugin in this build).
+#[no_mangle]
+pub extern "C" fn nc_def_var_fletcher32(ncid: c_int, varid: c_int, fletcher32: c_int) -> c_int {
+    guard("nc_def_var_fletcher32", || {
+        read(ncid, |ds, gid| ds.var(gid, varid).map(|_| ()))?;
+        if fletcher32 == 0 {
+            Ok(())
+        } else {
+            Err(NcError::new(NC_ENOFILTER))
+        }
+    })
+}
+
+/// `NC_NOQUANTIZE` is accepted; quantization itself is not built in
+/// (`NC_ENOTBUILT`).
+#[no_mangle]
+pub extern "C" fn nc_def_var_quantize(ncid: c_int, varid: c_int, quantize_mode: c_int, nsd: c_int) -> c_int {
+    let _ = nsd;
+    guard("nc_def_var_quantize", || {
+        if varid == NC_GLOBAL {
+            return Err(NcError::new(NC_EGLOBAL));
+        }
+        read(ncid, |ds, gid| ds.var(gid, varid).map(|_| ()))?;
+        match quantize_mode {
+            NC_NOQUANTIZE => Ok(()),
+            NC_QUANTIZE_BITGROOM | NC_QUANTIZE_GRANULARBR | NC_QUANTIZE_BITROUND => Err(NcError::new(NC_ENOTBUILT)),
+            _ => Err(NcError::new(NC_EINVAL)),
+        }
+    })
+}
+
+static DEFAULT_FORMAT: AtomicI32 = AtomicI32::new(NC_FORMAT_CLASSIC);
+static ALIGNMENT: AtomicI32 = AtomicI32::new(0);
+static ALIGN_THRESHOLD: AtomicI32 = AtomicI32::new(0);
+
+/// The default format of `nc_create` without format flags, kept for
+/// callers that read it back; NCZarr datasets are always netCDF-4.
+///
+/// # Safety
+/// `old_formatp` is NULL or points to an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_set_default_format(format: c_int, old_formatp: *mut c_int) -> c_int {
+    guard("nc_set_default_format", || {
+        if !(NC_FORMAT_CLASSIC..=NC_FORMAT_64BIT_DATA).contains(&format) {
+            return Err(NcError::new(NC_EINVAL));
+        }
+        let old = DEFAULT_FORMAT.swap(format, Ordering::Relaxed);
+        out(old_formatp, old);
+        Ok(())
+    })
+}
+
+/// HDF5 alignment settings: kept and reported, without effect on Zarr.
+#[no_mangle]
+pub extern "C" fn nc_set_alignment(threshold: c_int, alignment: c_int) -> c_int {
+    guard("nc_set_alignment", || {
+        if threshold < 0 || alignment < 0 {
+            return Err(NcError::new(NC_EINVAL));
+        }
+        ALIGN_THRESHOLD.store(threshold, Ordering::Relaxed);
+        ALIGNMENT.store(alignment, Ordering::Relaxed);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// Outputs are NULL or point to `int`s.
+#[no_mangle]
+pub unsafe extern "C" fn nc_get_alignment(thresholdp: *mut c_int, alignmentp: *mut c_int) -> c_int {
+    guard("nc_get_alignment", || {
+        out(thresholdp, ALIGN_THRESHOLD.load(Ordering::Relaxed));
+        out(alignmentp, ALIGNMENT.load(Ordering::Relaxed));
+        Ok(())
+    })
+}
+
+/// This library has no log to set a level for: always `NC_NOERR`.
+#[no_mangle]
+pub extern "C" fn nc_set_log_level(new_level: c_int) -> c_int {
+    let _ = new_level;
+    guard("nc_set_log_level", || Ok(()))
+}
+
+/// Nothing to set up: the library initialises itself on first use.
+#[no_mangle]
+pub extern "C" fn nc_initialize() -> c_int {
+    guard("nc_initialize", || Ok(()))
+}
+
+/// Nothing to tear down (open datasets stay usable).
+#[no_mangle]
+pub extern "C" fn nc_finalize() -> c_int {
+    guard("nc_finalize", || Ok(()))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_set_base_pe(ncid: c_int, pe: c_int) -> c_int {
+    let _ = pe;
+    guard("nc_set_base_pe", || not_nc3(ncid))
+}
+
+#[no_mangle]
+pub extern "C" fn nc_inq_base_pe(ncid: c_int, pe: *mut c_int) -> c_int {
+    let _ = pe;
+    guard("nc_inq_base_pe", || not_nc3(ncid))
+}
+
+/// This library does not dispatch to user-defined formats (`NC_ENOTBUILT`).
+#[no_mangle]
+pub extern "C" fn nc_def_user_format(mode_flag: c_int, dispatch_table: *mut NC_Dispatch, magic_number: *mut c_char) -> c_int {
+    let _ = (mode_flag, dispatch_table, magic_number);
+    guard("nc_def_user_format", || Err(NcError::new(NC_ENOTBUILT)))
+}
+
+/// See `nc_def_user_format`.
+#[no_mangle]
+pub extern "C" fn nc_inq_user_format(mode_flag: c_int, dispatch_table: *mut *mut NC_Dispatch, magic_number: *mut c_char) -> c_int {
+    let _ = (mode_flag, dispatch_table, magic_number);
+    guard("nc_inq_user_format", || Err(NcError::new(NC_ENOTBUILT)))
+}
+
+/// `nc__create` with a netCDF-3 `basepe`, which is ignored.
+///
+/// # Safety
+/// As `nc__create`.
+#[no_mangle]
+pub unsafe extern "C" fn nc__create_mp(
+    path: *const c_char,
+    cmode: c_int,
+    initialsz: usize,
+    basepe: c_int,
+    chunksizehintp: *mut usize,
+    ncidp: *mut c_int,
+) -> c_int {
+    let _ = basepe;
+    guard("nc__create_mp", || match super::files::nc__create(path, cmode, initialsz, chunksizehintp, ncidp) {
+        NC_NOERR => Ok(()),
+        rc => Err(NcError::new(rc)),
+    })
+}
+
+/// `nc__open` with a netCDF-3 `basepe`, which is ignored.
+///
+/// # Safety
+/// As `nc__open`.
+#[no_mangle]
+pub unsafe extern "C" fn nc__open_mp(path: *const c_char, mode: c_int, basepe: c_int, chunksizehintp: *mut usize, ncidp: *mut c_int) -> c_int {
+    let _ = basepe;
+    guard("nc__open_mp", || match super::files::nc__open(path, mode, chunksizehintp, ncidp) {
+        NC_NOERR => Ok(()),
+        rc => Err(NcError::new(rc)),
+    })
+}
+
+/// Deletes a dataset (directory tree, zip archive, S3 prefix or memory
+/// dataset), whatever its driver: netCDF-C only unlinks a path.
+///
+/// # Safety
+/// `path` is a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn nc_delete(path: *const c_char) -> c_int {
+    guard("nc_delete", || crate::engine::file::delete(c_str(path)?))
+}
+
+/// `nc_delete` with a netCDF-3 `basepe`, which is ignored.
+///
+/// # Safety
+/// As `nc_delete`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_delete_mp(path: *const c_char, basepe: c_int) -> c_int {
+    let _ = basepe;
+    guard("nc_delete_mp", || crate::engine::file::delete(c_str(path)?))
+}
+
+/// Copies a variable (definition, attributes, data) into another group or
+/// dataset, whose dimensions of the same names must already exist with the
+/// same lengths.
+#[no_mangle]
+pub extern "C" fn nc_copy_var(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> c_int {
+    guard("nc_copy_var", || {
+        let (name, nctype, dims, atts, values) = read(ncid_in, |ds, gid| {
+            let v = ds.var(gid, varid)?;
+            let dims: Vec<(String, u64, bool)> =
+                v.dimids.iter().map(|&d| (ds.dims[d].name.clone(), ds.dims[d].len, ds.dims[d].unlimited)).collect();
+            Ok((v.name.clone(), v.nctype, dims, v.atts.clone(), ds.read_all(gid, varid)?))
+        })?;
+        write(ncid_out, |ds, gid| {
+            let mut dimids = Vec::new();
+            for (dname, len, unlimited) in &dims {
+                let d = ds.find_dim(gid, dname).ok_or(NcError::new(NC_EBADDIM))?;
+                if ds.dims[d].len != *len && !(*unlimited && ds.dims[d].unlimited) {
+                    return Err(NcError::with(NC_EINVAL, format!("dimension {dname} has another length")));
+                }
+                dimids.push(d as c_int);
+            }
+            let newid = ds.def_var(gid, &name, nctype, &dimids)? as c_int;
+            for a in atts {
+                ds.put_att(gid, newid, &a.name, a.values)?;
+            }
+            ds.write_all(gid, newid, &values)
+        })
+    })
+}
+
+/// Copies `count` values of an atomic type; strings are duplicated (free
+/// them with `nc_free_string`).
+///
+/// # Safety
+/// `memory` and `copy` hold `count` values of `xtypeid`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_copy_data(ncid: c_int, xtypeid: nc_type, memory: *const c_void, count: usize, copy: *mut c_void) -> c_int {
+    guard("nc_copy_data", || copy_data(ncid, xtypeid, memory, count, copy))
+}
+
+unsafe fn copy_data(ncid: c_int, xtypeid: nc_type, memory: *const c_void, count: usize, copy: *mut c_void) -> NcResult<()> {
+    read(ncid, |_, _| Ok(()))?;
+    if !is_atomic(xtypeid) {
+        return Err(NcError::new(NC_EBADTYPE));
+    }
+    if count == 0 {
+        return Ok(());
+    }
+    non_null(memory)?;
+    non_null(copy)?;
+    if xtypeid == NC_STRING {
+        let src = in_slice(memory as *const *const c_char, count)?;
+        let dst = copy as *mut *mut c_char;
+        for (i, &s) in src.iter().enumerate() {
+            *dst.add(i) = if s.is_null() { std::ptr::null_mut() } else { libc::strdup(s) };
+        }
+    } else {
+        let n = count * type_size(xtypeid).unwrap_or(1);
+        std::ptr::copy_nonoverlapping(memory as *const u8, copy as *mut u8, n);
+    }
+    Ok(())
+}
+
+/// `nc_copy_data` into a new `malloc`ed array (`*copyp`).
+///
+/// # Safety
+/// `memory` holds `count` values of `xtypeid`; `copyp` points to a pointer.
+#[no_mangle]
+pub unsafe extern "C" fn nc_copy_data_all(ncid: c_int, xtypeid: nc_type, memory: *const c_void, count: usize, copyp: *mut *mut c_void) -> c_int {
+    guard("nc_copy_data_all", || {
+        non_null(copyp)?;
+        let size = type_size(xtypeid).ok_or(NcError::new(NC_EBADTYPE))?;
+        let p = libc::calloc(count.max(1), size);
+        if p.is_null() {
+            return Err(NcError::new(NC_ENOMEM));
+        }
+        if let Err(e) = copy_data(ncid, xtypeid, memory, count, p) {
+            libc::free(p);
+            return Err(e);
+        }
+        *copyp = p;
+        Ok(())
+    })
+}
+
+/// Prints the dataset's metadata objects (as last written or read) to
+/// standard output.
+#[no_mangle]
+pub extern "C" fn nc_show_metadata(ncid: c_int) -> c_int {
+    guard("nc_show_metadata", || {
+        read(ncid, |ds, _| {
+            let mut keys: Vec<_> = ds.written.keys().collect();
+            keys.sort();
+            for k in keys {
+                println!("{k}: {}", String::from_utf8_lossy(&ds.written[k]));
+            }
+            Ok(())
+        })
+    })
+}
