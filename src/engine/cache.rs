@@ -140,6 +140,11 @@ impl ChunkCache {
         }
     }
 
+    /// True if some cached chunk is waiting to be written.
+    pub fn has_dirty(&self) -> bool {
+        self.lock().map.values().any(|e| e.dirty)
+    }
+
     /// Writes every dirty chunk back; they stay cached, clean.
     pub fn flush(&self, write: WriteBack) -> NcResult<()> {
         let mut i = self.lock();

@@ -789,6 +789,9 @@ impl Dataset {
         for gid in 0..self.groups.len() {
             for vid in 0..self.groups[gid].vars.len() {
                 let v = &self.groups[gid].vars[vid];
+                if !v.cache.has_dirty() {
+                    continue;
+                }
                 let lay = Layout::new(self, gid, vid)?;
                 let store = self.store.clone();
                 v.cache.flush(&|k: &StoreKey, d: &[u8]| lay.encode_and_write(&*store, k, d))?;
