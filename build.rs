@@ -32,6 +32,10 @@ fn main() {
     // libX.so -> libX.so.0 -> libX.so.0.1.0 layout.
     if env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libnczarr_rs.so.0");
+        // Calls inside the library bind to the library's own functions, even
+        // when a process also loads netCDF-C's libnetcdf (which exports the
+        // same nc_* names): needed when netCDF-C dispatches to us as a UDF.
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic");
     }
 }
 

@@ -12,6 +12,7 @@ FALLBACKS = {
     "nc_strerror": 'CHECK(strcmp({call}, "Unknown Error") == 0);',
     "nc_inq_libvers": 'CHECK(strcmp({call}, "unknown") == 0);',
     "nczmap_features": "CHECK({call} == NCZM_UNIMPLEMENTED);",
+    "nczarr_rs_udf_dispatch": "CHECK({call} == NULL);",
 }
 SKIP = {"nczarr_rs_test_inject_panic"}
 

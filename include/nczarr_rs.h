@@ -2533,6 +2533,12 @@ int nc_reclaim_data(int ncid, nc_type xtypeid, void *memory, size_t count);
 int nc_reclaim_data_all(int ncid, nc_type xtypeid, void *memory, size_t count);
 
 /**
+ * The dispatch table for netCDF-C's `nc_def_user_format` (and the `INIT`
+ * function of netCDF-C 4.10's `.ncrc` UDF plugins). The table is static.
+ */
+const NC_Dispatch *nczarr_rs_udf_dispatch(void);
+
+/**
  * Creates a dataset (NCZarr; see README for paths and URL modes).
  *
  * # Safety

@@ -14,15 +14,18 @@ fn committed_header_is_current() {
     );
 }
 
-/// (function name, body) of every `extern "C" fn` under src/ffi.
+/// (function name, body) of every exported (`#[no_mangle]`) function under
+/// src/ffi.
 fn exported_functions() -> Vec<(String, String)> {
     let mut out = Vec::new();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ffi");
     for entry in fs::read_dir(dir).unwrap() {
         let src = fs::read_to_string(entry.unwrap().path()).unwrap();
         let mut rest = src.as_str();
-        while let Some(i) = rest.find("extern \"C\" fn ") {
-            rest = &rest[i + "extern \"C\" fn ".len()..];
+        while let Some(i) = rest.find("#[no_mangle]") {
+            rest = &rest[i..];
+            let Some(j) = rest.find("extern \"C\" fn ") else { break };
+            rest = &rest[j + "extern \"C\" fn ".len()..];
             let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
             // The body runs from the first '{' after the signature to the next
             // top-level `}` at column 0.

@@ -19,7 +19,7 @@ use std::os::raw::{c_char, c_double, c_float, c_int, c_long, c_longlong, c_schar
 const LONG_TYPE: nc_type = if std::mem::size_of::<c_long>() == 8 { NC_INT64 } else { NC_INT };
 
 /// Stores `len` values of `memtype` at `op` as attribute `name` of type `xtype`.
-unsafe fn put_att(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_void, memtype: nc_type) -> NcResult<()> {
+pub(crate) unsafe fn put_att(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_void, memtype: nc_type) -> NcResult<()> {
     let name = c_str(name)?;
     if !is_atomic(xtype) {
         return Err(NcError::new(NC_EBADTYPE));
@@ -31,7 +31,7 @@ unsafe fn put_att(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type
 }
 
 /// Reads attribute `name` into `ip` as `memtype` (`NC_NAT`: its own type).
-unsafe fn get_att(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_void, memtype: nc_type) -> NcResult<()> {
+pub(crate) unsafe fn get_att(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_void, memtype: nc_type) -> NcResult<()> {
     let name = c_str(name)?;
     let values = read(ncid, |ds, gid| ds.get_att(gid, varid, name))?;
     let memtype = if memtype == NC_NAT { values.nc_type() } else { memtype };

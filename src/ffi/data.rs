@@ -23,7 +23,7 @@ use std::ptr::null;
 const LONG_TYPE: nc_type = if std::mem::size_of::<c_long>() == 8 { NC_INT64 } else { NC_INT };
 
 #[derive(Clone, Copy, PartialEq)]
-enum Kind {
+pub(crate) enum Kind {
     Var1,
     Vara,
     Vars,
@@ -81,7 +81,7 @@ fn positions(s: &Slab) -> Vec<usize> {
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn get(
+pub(crate) unsafe fn get(
     ncid: c_int,
     varid: c_int,
     kind: Kind,
@@ -136,7 +136,7 @@ unsafe fn get(
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn put(
+pub(crate) unsafe fn put(
     ncid: c_int,
     varid: c_int,
     kind: Kind,

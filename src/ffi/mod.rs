@@ -18,6 +18,7 @@ pub mod atts;
 pub mod boundary;
 pub mod compat;
 pub mod data;
+pub mod dispatch;
 pub mod files;
 pub(crate) mod handles;
 pub mod library;

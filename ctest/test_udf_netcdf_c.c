@@ -1,0 +1,105 @@
+/* netCDF-C itself, routing a dataset to libnczarr_rs as a user-defined
+ * format: built against Debian's netcdf.h and libnetcdf only, this program
+ * loads libnczarr_rs with dlopen, registers its NC_Dispatch table as UDF0,
+ * and then uses nothing but netCDF-C's API.
+ *
+ *   test_udf_netcdf_c /path/to/libnczarr_rs.so SCRATCH_DIR */
+#define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
+#include <netcdf.h>
+#include <netcdf_dispatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int failures = 0, checks = 0;
+#define CHECK(c) do { checks++; if (!(c)) { failures++; fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
+#define OK(call) do { int r_ = (call); checks++; if (r_) { failures++; fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, nc_strerror(r_)); } } while (0)
+
+int main(int argc, char **argv) {
+    void *lib;
+    NC_Dispatch *(*get_table)(void);
+    NC_Dispatch *table;
+    char path[4096], name[NC_MAX_NAME + 1], text[32] = {0}, zgroup[4200];
+    int nc, x, y, d2[2], v, g, gv, ndims, nvars, natts, fmt, i, grps[4], ngrps;
+    size_t len, start[2] = {1, 1}, count[2] = {2, 2};
+    float data[12], back[12], block[4];
+    nc_type t;
+    struct stat st;
+    if (argc != 3) { fprintf(stderr, "usage: %s LIBNCZARR_RS SCRATCH\n", argv[0]); return 2; }
+    mkdir(argv[2], 0777);
+    snprintf(path, sizeof path, "%s/udf.zarr", argv[2]);
+
+    lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (!lib) { fprintf(stderr, "dlopen: %s\n", dlerror()); return 1; }
+    *(void **)&get_table = dlsym(lib, "nczarr_rs_udf_dispatch");
+    if (!get_table) { fprintf(stderr, "dlsym: %s\n", dlerror()); return 1; }
+    table = get_table();
+    CHECK(table != NULL && table->dispatch_version == NC_DISPATCH_VERSION);
+    OK(nc_def_user_format(NC_UDF0, table, NULL));
+
+    /* write through netCDF-C's API */
+    for (i = 0; i < 12; i++) data[i] = (float)i * 1.5f;
+    OK(nc_create(path, NC_UDF0 | NC_CLOBBER, &nc));
+    OK(nc_put_att_text(nc, NC_GLOBAL, "title", 7, "via UDF"));
+    OK(nc_def_dim(nc, "x", 3, &x));
+    OK(nc_def_dim(nc, "y", 4, &y));
+    d2[0] = x; d2[1] = y;
+    OK(nc_def_var(nc, "v", NC_FLOAT, 2, d2, &v));
+    OK(nc_put_att_text(nc, v, "units", 1, "m"));
+    OK(nc_def_grp(nc, "sub", &g));
+    OK(nc_def_var(g, "gv", NC_INT, 1, &x, &gv));
+    OK(nc_enddef(nc));
+    OK(nc_put_var_float(nc, v, data));
+    {
+        int gi[3] = {7, 8, 9};
+        OK(nc_put_var_int(g, gv, gi));
+    }
+    OK(nc_close(nc));
+    /* it is an NCZarr store on disk */
+    snprintf(zgroup, sizeof zgroup, "%s/.zgroup", path);
+    CHECK(stat(zgroup, &st) == 0);
+
+    /* read back through netCDF-C */
+    OK(nc_open(path, NC_UDF0, &nc));
+    OK(nc_inq(nc, &ndims, &nvars, &natts, NULL));
+    CHECK(ndims == 2 && nvars == 1 && natts == 1);
+    OK(nc_inq_format(nc, &fmt));
+    CHECK(fmt == NC_FORMAT_NETCDF4);
+    OK(nc_get_att_text(nc, NC_GLOBAL, "title", text));
+    CHECK(strcmp(text, "via UDF") == 0);
+    OK(nc_inq_var(nc, 0, name, &t, &ndims, d2, &natts));
+    CHECK(strcmp(name, "v") == 0 && t == NC_FLOAT && ndims == 2 && natts == 1);
+    OK(nc_inq_dim(nc, d2[1], name, &len));
+    CHECK(strcmp(name, "y") == 0 && len == 4);
+    OK(nc_get_var_float(nc, 0, back));
+    CHECK(memcmp(data, back, sizeof data) == 0);
+    OK(nc_get_vara_float(nc, 0, start, count, block));
+    CHECK(block[0] == data[5] && block[3] == data[10]);
+    {
+        double dbl[12];
+        ptrdiff_t stride[2] = {2, 3};
+        size_t s0[2] = {0, 0}, c0[2] = {2, 2};
+        OK(nc_get_vars_double(nc, 0, s0, c0, stride, dbl)); /* converted by us */
+        CHECK(dbl[0] == 0.0 && dbl[1] == data[3] && dbl[2] == data[8]);
+    }
+    OK(nc_inq_grps(nc, &ngrps, grps));
+    CHECK(ngrps == 1);
+    OK(nc_inq_grpname(grps[0], name));
+    CHECK(strcmp(name, "sub") == 0);
+    {
+        int gi[3] = {0, 0, 0}, nofill = -1;
+        OK(nc_get_var_int(grps[0], 0, gi));
+        CHECK(gi[0] == 7 && gi[2] == 9);
+        OK(nc_inq_var_fill(nc, 0, &nofill, NULL));
+        CHECK(nofill == 0);
+    }
+    {
+        nc_type ct;
+        CHECK(nc_def_compound(nc, 8, "c", &ct) == NC_ENOTNC4);
+    }
+    OK(nc_close(nc));
+    printf("test_udf_netcdf_c: %d checks, %d failed\n", checks, failures);
+    return failures != 0;
+}
