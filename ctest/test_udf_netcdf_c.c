@@ -4,10 +4,11 @@
  * and then uses nothing but netCDF-C's API.
  *
  *   test_udf_netcdf_c /path/to/libnczarr_rs.so SCRATCH_DIR */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include <dlfcn.h>
 #include <netcdf.h>
 #include <netcdf_dispatch.h>
+#include <netcdf_meta.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,7 @@ int main(int argc, char **argv) {
     OK(nc_def_dim(nc, "y", 4, &y));
     d2[0] = x; d2[1] = y;
     OK(nc_def_var(nc, "v", NC_FLOAT, 2, d2, &v));
+    OK(nc_def_var_deflate(nc, v, 1, 1, 4));
     OK(nc_put_att_text(nc, v, "units", 1, "m"));
     OK(nc_def_grp(nc, "sub", &g));
     OK(nc_def_var(g, "gv", NC_INT, 1, &x, &gv));
@@ -96,10 +98,30 @@ int main(int argc, char **argv) {
         CHECK(nofill == 0);
     }
     {
+        int shuffle = -1, deflate = -1, level = -1;
+        OK(nc_inq_var_deflate(nc, 0, &shuffle, &deflate, &level)); /* via inq_var_filter_info */
+        CHECK(shuffle == 1 && deflate == 1 && level == 4);
+    }
+    {
         nc_type ct;
         CHECK(nc_def_compound(nc, 8, "c", &ct) == NC_ENOTNC4);
     }
     OK(nc_close(nc));
+    CHECK(nc_inq(nc, &ndims, NULL, NULL, NULL) == NC_EBADID);
+
+#if NC_VERSION_MAJOR == 4 && NC_VERSION_MINOR == 9 && NC_VERSION_PATCH == 0
+    /* 4.9.0 also routes a file:// URL with mode=udf0 (rewritten to
+       mode=udf0,udf0) to the table; later versions probe magic bytes first. */
+    {
+        char url[4200], abs[4096];
+        CHECK(realpath(path, abs) != NULL);
+        snprintf(url, sizeof url, "file://%s#mode=udf0", abs);
+        OK(nc_open(url, 0, &nc));
+        OK(nc_get_var_float(nc, 0, back));
+        CHECK(memcmp(data, back, sizeof data) == 0);
+        OK(nc_close(nc));
+    }
+#endif
     printf("test_udf_netcdf_c: %d checks, %d failed\n", checks, failures);
     return failures != 0;
 }
