@@ -73,6 +73,8 @@ int main(int argc, char **argv) {
     CHECK(strcmp(text, "via UDF") == 0);
     OK(nc_inq_var(nc, 0, name, &t, &ndims, d2, &natts));
     CHECK(strcmp(name, "v") == 0 && t == NC_FLOAT && ndims == 2 && natts == 1);
+    OK(nc_inq_dimids(nc, &ndims, d2, 0));
+    CHECK(ndims == 2 && d2[0] == 0 && d2[1] == 1);
     OK(nc_inq_dim(nc, d2[1], name, &len));
     CHECK(strcmp(name, "y") == 0 && len == 4);
     OK(nc_get_var_float(nc, 0, back));

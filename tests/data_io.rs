@@ -28,7 +28,8 @@ fn get(ds: &Dataset, gid: usize, v: i32, start: &[u64], count: &[u64], memtype: 
     (Values::from_ne_bytes(memtype, &buf).unwrap(), rc)
 }
 
-const NUMERIC: [NcType; 10] = [NC_BYTE, NC_SHORT, NC_INT, NC_FLOAT, NC_DOUBLE, NC_UBYTE, NC_USHORT, NC_UINT, NC_INT64, NC_UINT64];
+const NUMERIC: [NcType; 10] =
+    [NC_BYTE, NC_SHORT, NC_INT, NC_FLOAT, NC_DOUBLE, NC_UBYTE, NC_USHORT, NC_UINT, NC_INT64, NC_UINT64];
 
 #[test]
 fn every_type_pair_converts_like_netcdf_c() {

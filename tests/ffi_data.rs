@@ -70,19 +70,201 @@ macro_rules! typed_roundtrip {
     };
 }
 
-typed_roundtrip!(schar, i8, NC_BYTE, nc_put_var_schar, nc_get_var_schar, nc_put_var1_schar, nc_get_var1_schar, nc_put_vara_schar, nc_get_vara_schar, nc_put_vars_schar, nc_get_vars_schar, nc_put_varm_schar, nc_get_varm_schar);
-typed_roundtrip!(uchar, u8, NC_UBYTE, nc_put_var_uchar, nc_get_var_uchar, nc_put_var1_uchar, nc_get_var1_uchar, nc_put_vara_uchar, nc_get_vara_uchar, nc_put_vars_uchar, nc_get_vars_uchar, nc_put_varm_uchar, nc_get_varm_uchar);
-typed_roundtrip!(short, i16, NC_SHORT, nc_put_var_short, nc_get_var_short, nc_put_var1_short, nc_get_var1_short, nc_put_vara_short, nc_get_vara_short, nc_put_vars_short, nc_get_vars_short, nc_put_varm_short, nc_get_varm_short);
-typed_roundtrip!(int, i32, NC_INT, nc_put_var_int, nc_get_var_int, nc_put_var1_int, nc_get_var1_int, nc_put_vara_int, nc_get_vara_int, nc_put_vars_int, nc_get_vars_int, nc_put_varm_int, nc_get_varm_int);
-typed_roundtrip!(long, std::os::raw::c_long, NC_INT64, nc_put_var_long, nc_get_var_long, nc_put_var1_long, nc_get_var1_long, nc_put_vara_long, nc_get_vara_long, nc_put_vars_long, nc_get_vars_long, nc_put_varm_long, nc_get_varm_long);
-typed_roundtrip!(float, f32, NC_FLOAT, nc_put_var_float, nc_get_var_float, nc_put_var1_float, nc_get_var1_float, nc_put_vara_float, nc_get_vara_float, nc_put_vars_float, nc_get_vars_float, nc_put_varm_float, nc_get_varm_float);
-typed_roundtrip!(double, f64, NC_DOUBLE, nc_put_var_double, nc_get_var_double, nc_put_var1_double, nc_get_var1_double, nc_put_vara_double, nc_get_vara_double, nc_put_vars_double, nc_get_vars_double, nc_put_varm_double, nc_get_varm_double);
-typed_roundtrip!(ubyte, u8, NC_UBYTE, nc_put_var_ubyte, nc_get_var_ubyte, nc_put_var1_ubyte, nc_get_var1_ubyte, nc_put_vara_ubyte, nc_get_vara_ubyte, nc_put_vars_ubyte, nc_get_vars_ubyte, nc_put_varm_ubyte, nc_get_varm_ubyte);
-typed_roundtrip!(ushort, u16, NC_USHORT, nc_put_var_ushort, nc_get_var_ushort, nc_put_var1_ushort, nc_get_var1_ushort, nc_put_vara_ushort, nc_get_vara_ushort, nc_put_vars_ushort, nc_get_vars_ushort, nc_put_varm_ushort, nc_get_varm_ushort);
-typed_roundtrip!(uint, u32, NC_UINT, nc_put_var_uint, nc_get_var_uint, nc_put_var1_uint, nc_get_var1_uint, nc_put_vara_uint, nc_get_vara_uint, nc_put_vars_uint, nc_get_vars_uint, nc_put_varm_uint, nc_get_varm_uint);
-typed_roundtrip!(longlong, i64, NC_INT64, nc_put_var_longlong, nc_get_var_longlong, nc_put_var1_longlong, nc_get_var1_longlong, nc_put_vara_longlong, nc_get_vara_longlong, nc_put_vars_longlong, nc_get_vars_longlong, nc_put_varm_longlong, nc_get_varm_longlong);
-typed_roundtrip!(ulonglong, u64, NC_UINT64, nc_put_var_ulonglong, nc_get_var_ulonglong, nc_put_var1_ulonglong, nc_get_var1_ulonglong, nc_put_vara_ulonglong, nc_get_vara_ulonglong, nc_put_vars_ulonglong, nc_get_vars_ulonglong, nc_put_varm_ulonglong, nc_get_varm_ulonglong);
-typed_roundtrip!(text, c_char, NC_CHAR, nc_put_var_text, nc_get_var_text, nc_put_var1_text, nc_get_var1_text, nc_put_vara_text, nc_get_vara_text, nc_put_vars_text, nc_get_vars_text, nc_put_varm_text, nc_get_varm_text);
+typed_roundtrip!(
+    schar,
+    i8,
+    NC_BYTE,
+    nc_put_var_schar,
+    nc_get_var_schar,
+    nc_put_var1_schar,
+    nc_get_var1_schar,
+    nc_put_vara_schar,
+    nc_get_vara_schar,
+    nc_put_vars_schar,
+    nc_get_vars_schar,
+    nc_put_varm_schar,
+    nc_get_varm_schar
+);
+typed_roundtrip!(
+    uchar,
+    u8,
+    NC_UBYTE,
+    nc_put_var_uchar,
+    nc_get_var_uchar,
+    nc_put_var1_uchar,
+    nc_get_var1_uchar,
+    nc_put_vara_uchar,
+    nc_get_vara_uchar,
+    nc_put_vars_uchar,
+    nc_get_vars_uchar,
+    nc_put_varm_uchar,
+    nc_get_varm_uchar
+);
+typed_roundtrip!(
+    short,
+    i16,
+    NC_SHORT,
+    nc_put_var_short,
+    nc_get_var_short,
+    nc_put_var1_short,
+    nc_get_var1_short,
+    nc_put_vara_short,
+    nc_get_vara_short,
+    nc_put_vars_short,
+    nc_get_vars_short,
+    nc_put_varm_short,
+    nc_get_varm_short
+);
+typed_roundtrip!(
+    int,
+    i32,
+    NC_INT,
+    nc_put_var_int,
+    nc_get_var_int,
+    nc_put_var1_int,
+    nc_get_var1_int,
+    nc_put_vara_int,
+    nc_get_vara_int,
+    nc_put_vars_int,
+    nc_get_vars_int,
+    nc_put_varm_int,
+    nc_get_varm_int
+);
+typed_roundtrip!(
+    long,
+    std::os::raw::c_long,
+    NC_INT64,
+    nc_put_var_long,
+    nc_get_var_long,
+    nc_put_var1_long,
+    nc_get_var1_long,
+    nc_put_vara_long,
+    nc_get_vara_long,
+    nc_put_vars_long,
+    nc_get_vars_long,
+    nc_put_varm_long,
+    nc_get_varm_long
+);
+typed_roundtrip!(
+    float,
+    f32,
+    NC_FLOAT,
+    nc_put_var_float,
+    nc_get_var_float,
+    nc_put_var1_float,
+    nc_get_var1_float,
+    nc_put_vara_float,
+    nc_get_vara_float,
+    nc_put_vars_float,
+    nc_get_vars_float,
+    nc_put_varm_float,
+    nc_get_varm_float
+);
+typed_roundtrip!(
+    double,
+    f64,
+    NC_DOUBLE,
+    nc_put_var_double,
+    nc_get_var_double,
+    nc_put_var1_double,
+    nc_get_var1_double,
+    nc_put_vara_double,
+    nc_get_vara_double,
+    nc_put_vars_double,
+    nc_get_vars_double,
+    nc_put_varm_double,
+    nc_get_varm_double
+);
+typed_roundtrip!(
+    ubyte,
+    u8,
+    NC_UBYTE,
+    nc_put_var_ubyte,
+    nc_get_var_ubyte,
+    nc_put_var1_ubyte,
+    nc_get_var1_ubyte,
+    nc_put_vara_ubyte,
+    nc_get_vara_ubyte,
+    nc_put_vars_ubyte,
+    nc_get_vars_ubyte,
+    nc_put_varm_ubyte,
+    nc_get_varm_ubyte
+);
+typed_roundtrip!(
+    ushort,
+    u16,
+    NC_USHORT,
+    nc_put_var_ushort,
+    nc_get_var_ushort,
+    nc_put_var1_ushort,
+    nc_get_var1_ushort,
+    nc_put_vara_ushort,
+    nc_get_vara_ushort,
+    nc_put_vars_ushort,
+    nc_get_vars_ushort,
+    nc_put_varm_ushort,
+    nc_get_varm_ushort
+);
+typed_roundtrip!(
+    uint,
+    u32,
+    NC_UINT,
+    nc_put_var_uint,
+    nc_get_var_uint,
+    nc_put_var1_uint,
+    nc_get_var1_uint,
+    nc_put_vara_uint,
+    nc_get_vara_uint,
+    nc_put_vars_uint,
+    nc_get_vars_uint,
+    nc_put_varm_uint,
+    nc_get_varm_uint
+);
+typed_roundtrip!(
+    longlong,
+    i64,
+    NC_INT64,
+    nc_put_var_longlong,
+    nc_get_var_longlong,
+    nc_put_var1_longlong,
+    nc_get_var1_longlong,
+    nc_put_vara_longlong,
+    nc_get_vara_longlong,
+    nc_put_vars_longlong,
+    nc_get_vars_longlong,
+    nc_put_varm_longlong,
+    nc_get_varm_longlong
+);
+typed_roundtrip!(
+    ulonglong,
+    u64,
+    NC_UINT64,
+    nc_put_var_ulonglong,
+    nc_get_var_ulonglong,
+    nc_put_var1_ulonglong,
+    nc_get_var1_ulonglong,
+    nc_put_vara_ulonglong,
+    nc_get_vara_ulonglong,
+    nc_put_vars_ulonglong,
+    nc_get_vars_ulonglong,
+    nc_put_varm_ulonglong,
+    nc_get_varm_ulonglong
+);
+typed_roundtrip!(
+    text,
+    c_char,
+    NC_CHAR,
+    nc_put_var_text,
+    nc_get_var_text,
+    nc_put_var1_text,
+    nc_get_var1_text,
+    nc_put_vara_text,
+    nc_get_vara_text,
+    nc_put_vars_text,
+    nc_get_vars_text,
+    nc_put_varm_text,
+    nc_get_varm_text
+);
 
 #[test]
 fn untyped_range_errors_and_big_endian() {
@@ -98,7 +280,7 @@ fn untyped_range_errors_and_big_endian() {
         let mut bytes = vec![0i8; 20];
         assert_eq!(nc_get_var_schar(nc, v, bytes.as_mut_ptr()), NC_ERANGE);
         assert_eq!(bytes[0], 0);
-        let big = vec![1e9f64; 20];
+        let big = [1e9f64; 20];
         assert_eq!(nc_put_var_double(nc, v, big.as_ptr()), NC_ERANGE);
         assert_eq!(nc_close(nc), 0);
     }

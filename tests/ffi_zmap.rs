@@ -37,8 +37,7 @@ fn roundtrip_and_search() {
         assert_eq!(nczmap_read(id, cs("/v/0.0").as_ptr(), 3, 2, buf.as_mut_ptr().cast()), NC_EEDGE);
         let (mut n, mut names): (usize, *mut *mut c_char) = (0, null_mut());
         assert_eq!(nczmap_search(id, null(), &mut n, &mut names), NC_NOERR);
-        let got: Vec<String> =
-            (0..n).map(|i| CStr::from_ptr(*names.add(i)).to_str().unwrap().to_string()).collect();
+        let got: Vec<String> = (0..n).map(|i| CStr::from_ptr(*names.add(i)).to_str().unwrap().to_string()).collect();
         assert_eq!(got, [".zgroup", "v"]);
         assert_eq!(nczmap_free_names(n, names), NC_NOERR);
         assert_eq!(nczmap_search(id, cs("/missing").as_ptr(), &mut n, &mut names), NC_ENOOBJECT);

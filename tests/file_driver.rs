@@ -70,7 +70,7 @@ fn writes_are_atomic_and_temp_files_invisible() {
     s.set(&k("/.zattrs"), b"{}").unwrap();
     let leftovers = fs::read_dir(&root)
         .unwrap()
-        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with(".nczarr-rs-tmp.") )
+        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with(".nczarr-rs-tmp."))
         .count();
     assert_eq!(leftovers, 1, "only the simulated stray file");
 }

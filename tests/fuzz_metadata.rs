@@ -40,24 +40,42 @@ fn seeds() -> Vec<Vec<(&'static str, Value)>> {
     vec![
         // the spec's layout (ours / netCDF-C 4.9.2)
         vec![
-            (".zgroup", json!({"zarr_format": 2, "_nczarr_superblock": {"version": "2.0.0"},
-                "_nczarr_group": {"dims": {"x": 4, "y": 3}, "vars": ["v", "s"], "groups": ["g"], "unlimited": []}})),
+            (
+                ".zgroup",
+                json!({"zarr_format": 2, "_nczarr_superblock": {"version": "2.0.0"},
+                "_nczarr_group": {"dims": {"x": 4, "y": 3}, "vars": ["v", "s"], "groups": ["g"], "unlimited": []}}),
+            ),
             (".zattrs", json!({"title": "t", "n": [1, 2], "_nczarr_attr": {"types": {"title": ">S1", "n": "<i4"}}})),
             ("v/.zarray", zarray("<i4", json!({"_nczarr_array": {"dimrefs": ["/x", "/y"], "storage": "chunked"}}))),
-            ("v/.zattrs", json!({"_FillValue": -1, "units": "m", "_nczarr_attr": {"types": {"_FillValue": "<i4", "units": ">S1"}}})),
-            ("s/.zarray", json!({"zarr_format": 2, "shape": [1], "dtype": "|S8", "chunks": [1], "fill_value": "", "order": "C",
-                "compressor": null, "filters": null, "_nczarr_array": {"dimrefs": [], "storage": "scalar", "scalar": 1}})),
+            (
+                "v/.zattrs",
+                json!({"_FillValue": -1, "units": "m", "_nczarr_attr": {"types": {"_FillValue": "<i4", "units": ">S1"}}}),
+            ),
+            (
+                "s/.zarray",
+                json!({"zarr_format": 2, "shape": [1], "dtype": "|S8", "chunks": [1], "fill_value": "", "order": "C",
+                "compressor": null, "filters": null, "_nczarr_array": {"dimrefs": [], "storage": "scalar", "scalar": 1}}),
+            ),
             ("g/.zgroup", json!({"zarr_format": 2, "_nczarr_group": {"dims": {"z": 2}, "vars": ["w"], "groups": []}})),
-            ("g/w/.zarray", json!({"zarr_format": 2, "shape": [2, 4], "dtype": ">f8", "chunks": [1, 4], "fill_value": "NaN",
-                "order": "C", "compressor": {"id": "zlib", "level": 1}, "filters": null, "_nczarr_array": {"dimrefs": ["/g/z", "/x"]}})),
+            (
+                "g/w/.zarray",
+                json!({"zarr_format": 2, "shape": [2, 4], "dtype": ">f8", "chunks": [1, 4], "fill_value": "NaN",
+                "order": "C", "compressor": {"id": "zlib", "level": 1}, "filters": null, "_nczarr_array": {"dimrefs": ["/g/z", "/x"]}}),
+            ),
         ],
         // netCDF-C 4.10 (keys in .zattrs)
         vec![
             (".zgroup", json!({"zarr_format": 2})),
-            (".zattrs", json!({"_nczarr_group": {"dimensions": {"t": {"size": 2, "unlimited": 1}}, "arrays": ["a"], "groups": []},
-                "_nczarr_superblock": {"version": "2.0.0"}, "_nczarr_attr": {"types": {"_nczarr_group": "|J0"}}})),
-            ("a/.zarray", json!({"zarr_format": 2, "shape": [2], "dtype": "<u8", "chunks": [1], "fill_value": 3, "order": "C",
-                "compressor": null, "filters": null})),
+            (
+                ".zattrs",
+                json!({"_nczarr_group": {"dimensions": {"t": {"size": 2, "unlimited": 1}}, "arrays": ["a"], "groups": []},
+                "_nczarr_superblock": {"version": "2.0.0"}, "_nczarr_attr": {"types": {"_nczarr_group": "|J0"}}}),
+            ),
+            (
+                "a/.zarray",
+                json!({"zarr_format": 2, "shape": [2], "dtype": "<u8", "chunks": [1], "fill_value": 3, "order": "C",
+                "compressor": null, "filters": null}),
+            ),
             ("a/.zattrs", json!({"_nczarr_array": {"dimension_references": ["/t"], "storage": "chunked"}})),
         ],
         // pure Zarr / xarray, consolidated
@@ -66,8 +84,11 @@ fn seeds() -> Vec<Vec<(&'static str, Value)>> {
             (".zattrs", json!({"flag": true, "nested": {"a": [1, {"b": null}]}})),
             ("p/.zarray", zarray("<f4", json!({"dimension_separator": "/", "order": "F"}))),
             ("p/.zattrs", json!({"_ARRAY_DIMENSIONS": ["lat", "lon"], "units": "K"})),
-            ("q/.zarray", json!({"zarr_format": 2, "shape": [], "dtype": "|b1", "chunks": [], "fill_value": false, "order": "C",
-                "compressor": null, "filters": null})),
+            (
+                "q/.zarray",
+                json!({"zarr_format": 2, "shape": [], "dtype": "|b1", "chunks": [], "fill_value": false, "order": "C",
+                "compressor": null, "filters": null}),
+            ),
             (".zmetadata", json!({"metadata": {".zgroup": {"zarr_format": 2}}, "zarr_consolidated_format": 1})),
         ],
         // NCZarr v1
@@ -75,8 +96,11 @@ fn seeds() -> Vec<Vec<(&'static str, Value)>> {
             (".nczarr", json!({"zarr_format": 2, "nczarr_version": "1.0.0"})),
             (".zgroup", json!({"zarr_format": 2})),
             (".nczgroup", json!({"dims": {"d": 2}, "vars": ["v"], "groups": []})),
-            ("v/.zarray", json!({"zarr_format": 2, "shape": [2], "dtype": "<U1", "chunks": [2], "fill_value": "", "order": "C",
-                "compressor": null, "filters": null})),
+            (
+                "v/.zarray",
+                json!({"zarr_format": 2, "shape": [2], "dtype": "<U1", "chunks": [2], "fill_value": "", "order": "C",
+                "compressor": null, "filters": null}),
+            ),
             ("v/.nczarray", json!({"dimrefs": ["/d"], "storage": "chunked"})),
         ],
     ]
@@ -88,7 +112,10 @@ fn random_value(rng: &mut Rng) -> Value {
         1 => json!(rng.below(2) == 1),
         2 => json!(-(rng.next() as i64).abs()),
         3 => json!(rng.next()),
-        4 => json!(f64::from_bits(rng.next()).is_finite().then(|| f64::from_bits(rng.next())).unwrap_or(1e308)),
+        4 => {
+            let x = f64::from_bits(rng.next());
+            json!(if x.is_finite() { x } else { 1e308 })
+        }
         5 => json!(""),
         6 => json!(["..", "/x", "a/b", "\u{1}"][rng.below(4)]),
         7 => json!([]),
@@ -137,10 +164,9 @@ fn mutate(v: &mut Value, rng: &mut Rng, depth: usize) {
 #[test]
 fn metadata_reader_never_panics() {
     let seconds: u64 = std::env::var("NCZARR_RS_FUZZ_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
-    let seed: u64 = std::env::var("NCZARR_RS_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1);
+    let seed: u64 = std::env::var("NCZARR_RS_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1
+    });
     println!("fuzz_metadata: seed {seed}, {seconds} s");
     let mut rng = Rng(seed);
     let deadline = Instant::now() + Duration::from_secs(seconds);

@@ -57,8 +57,17 @@ fn the_c_panic_test_covers_every_export() {
     // ctest/gen_panic_calls.py generates one armed call per prototype of the
     // header; make sure its prototype pattern sees every exported function.
     let header = include_str!(concat!(env!("OUT_DIR"), "/nczarr_rs.h"));
-    let prototypes = header.lines().filter(|l| !l.starts_with(' ') && l.contains('(') && !l.starts_with('#')
-        && !l.starts_with("//") && !l.starts_with(" *") && !l.starts_with("/*")).count();
+    let prototypes = header
+        .lines()
+        .filter(|l| {
+            !l.starts_with(' ')
+                && l.contains('(')
+                && !l.starts_with('#')
+                && !l.starts_with("//")
+                && !l.starts_with(" *")
+                && !l.starts_with("/*")
+        })
+        .count();
     let exports = exported_functions().len();
     assert!(prototypes >= exports, "{prototypes} prototype lines for {exports} exports");
 }

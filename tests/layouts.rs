@@ -43,7 +43,10 @@ fn nczarr_v1() {
             ("/.nczgroup", r#"{"dims": {"dim0": 4, "dim1": 2}, "vars": ["var"], "groups": ["g"]}"#),
             ("/.zattrs", r#"{"title": "old", "n": 5}"#),
             ("/.nczattrs", r#"{"types": {"title": "<U1", "n": "<i2"}}"#),
-            ("/var/.zarray", r#"{"zarr_format": 2, "shape": [4,2], "dtype": "<f4", "chunks": [2,2], "fill_value": null, "order": "C", "compressor": null, "filters": null}"#),
+            (
+                "/var/.zarray",
+                r#"{"zarr_format": 2, "shape": [4,2], "dtype": "<f4", "chunks": [2,2], "fill_value": null, "order": "C", "compressor": null, "filters": null}"#,
+            ),
             ("/var/.nczarray", r#"{"dimrefs": ["/dim0","/dim1"], "storage": "chunked"}"#),
             ("/g/.zgroup", r#"{"zarr_format": 2}"#),
             ("/g/.nczgroup", r#"{"dims": {}, "vars": [], "groups": []}"#),
@@ -64,13 +67,28 @@ fn netcdf_c_490_uppercase_u1_and_bare_nan() {
     let url = store(
         "v490",
         &[
-            ("/.zgroup", r#"{"zarr_format": 2, "_NCZARR_SUPERBLOCK": {"version": "2.0.0"}, "_NCZARR_GROUP": {"dims": {"x": 3}, "vars": ["c","f","s"], "groups": []}}"#),
-            ("/.zattrs", r#"{"title": "t", "_NCProperties": "version=2,netcdf=4.9.0,nczarr=2.0.0", "_NCZARR_ATTR": {"types": {"title": "<U1", "_NCProperties": "<U1"}}}"#),
-            ("/c/.zarray", r#"{"zarr_format": 2, "shape": [3], "dtype": "<U1", "chunks": [3], "fill_value": "", "order": "C", "compressor": null, "filters": null, "_NCZARR_ARRAY": {"dimrefs": ["/x"], "storage": "chunked"}}"#),
+            (
+                "/.zgroup",
+                r#"{"zarr_format": 2, "_NCZARR_SUPERBLOCK": {"version": "2.0.0"}, "_NCZARR_GROUP": {"dims": {"x": 3}, "vars": ["c","f","s"], "groups": []}}"#,
+            ),
+            (
+                "/.zattrs",
+                r#"{"title": "t", "_NCProperties": "version=2,netcdf=4.9.0,nczarr=2.0.0", "_NCZARR_ATTR": {"types": {"title": "<U1", "_NCProperties": "<U1"}}}"#,
+            ),
+            (
+                "/c/.zarray",
+                r#"{"zarr_format": 2, "shape": [3], "dtype": "<U1", "chunks": [3], "fill_value": "", "order": "C", "compressor": null, "filters": null, "_NCZARR_ARRAY": {"dimrefs": ["/x"], "storage": "chunked"}}"#,
+            ),
             ("/c/.zattrs", r#"{"_ARRAY_DIMENSIONS": ["x"], "_NCZARR_ATTR": {}}"#),
-            ("/f/.zarray", r#"{"zarr_format": 2, "shape": [3], "dtype": "<f8", "chunks": [3], "fill_value": NaN, "order": "C", "compressor": null, "filters": null, "_NCZARR_ARRAY": {"dimrefs": ["/x"], "storage": "chunked"}}"#),
+            (
+                "/f/.zarray",
+                r#"{"zarr_format": 2, "shape": [3], "dtype": "<f8", "chunks": [3], "fill_value": NaN, "order": "C", "compressor": null, "filters": null, "_NCZARR_ARRAY": {"dimrefs": ["/x"], "storage": "chunked"}}"#,
+            ),
             ("/f/.zattrs", r#"{"_FillValue": NaN, "_NCZARR_ATTR": {"types": {"_FillValue": "<f8"}}}"#),
-            ("/s/.zarray", r#"{"zarr_format": 2, "shape": [1], "dtype": "<i4", "chunks": [1], "fill_value": -2147483647, "order": "C", "compressor": null, "filters": null, "_NCZARR_ARRAY": {"dimrefs": [], "storage": "scalar"}}"#),
+            (
+                "/s/.zarray",
+                r#"{"zarr_format": 2, "shape": [1], "dtype": "<i4", "chunks": [1], "fill_value": -2147483647, "order": "C", "compressor": null, "filters": null, "_NCZARR_ARRAY": {"dimrefs": [], "storage": "scalar"}}"#,
+            ),
             ("/s/.zattrs", r#"{"_ARRAY_DIMENSIONS": []}"#),
         ],
     );
@@ -91,11 +109,26 @@ fn netcdf_c_410_attributes_layout_with_unlimited_and_scalar() {
         "v410",
         &[
             ("/.zgroup", r#"{"zarr_format": 2}"#),
-            ("/.zattrs", r#"{"n": 1, "_NCProperties": "version=2,netcdf=4.10.1,nczarr=2.0.0", "_nczarr_group": {"dimensions": {"time": {"size": 3, "unlimited": 1}, "x": 2}, "arrays": ["v","sc"], "groups": []}, "_nczarr_superblock": {"version": "2.0.0"}, "_nczarr_attr": {"types": {"n": "<i8", "_NCProperties": ">S1", "_nczarr_group": "|J0", "_nczarr_superblock": "|J0", "_nczarr_attr": "|J0"}}}"#),
-            ("/v/.zarray", r#"{"zarr_format": 2, "shape": [3,2], "dtype": "<u2", "chunks": [1,2], "fill_value": 7, "order": "C", "compressor": {"id": "zlib", "level": 5}, "filters": null}"#),
-            ("/v/.zattrs", r#"{"_ARRAY_DIMENSIONS": ["time","x"], "_nczarr_array": {"dimension_references": ["/time","/x"], "storage": "chunked"}, "_nczarr_attr": {"types": {"_nczarr_array": "|J0", "_nczarr_attr": "|J0"}}}"#),
-            ("/sc/.zarray", r#"{"zarr_format": 2, "shape": [1], "dtype": "<f8", "chunks": [1], "fill_value": 9.96921e+36, "order": "C", "compressor": null, "filters": null}"#),
-            ("/sc/.zattrs", r#"{"_ARRAY_DIMENSIONS": ["_scalar_"], "_nczarr_array": {"dimension_references": [], "scalar": 1, "storage": "chunked"}, "_nczarr_attr": {"types": {"_nczarr_array": "|J0", "_nczarr_attr": "|J0"}}}"#),
+            (
+                "/.zattrs",
+                r#"{"n": 1, "_NCProperties": "version=2,netcdf=4.10.1,nczarr=2.0.0", "_nczarr_group": {"dimensions": {"time": {"size": 3, "unlimited": 1}, "x": 2}, "arrays": ["v","sc"], "groups": []}, "_nczarr_superblock": {"version": "2.0.0"}, "_nczarr_attr": {"types": {"n": "<i8", "_NCProperties": ">S1", "_nczarr_group": "|J0", "_nczarr_superblock": "|J0", "_nczarr_attr": "|J0"}}}"#,
+            ),
+            (
+                "/v/.zarray",
+                r#"{"zarr_format": 2, "shape": [3,2], "dtype": "<u2", "chunks": [1,2], "fill_value": 7, "order": "C", "compressor": {"id": "zlib", "level": 5}, "filters": null}"#,
+            ),
+            (
+                "/v/.zattrs",
+                r#"{"_ARRAY_DIMENSIONS": ["time","x"], "_nczarr_array": {"dimension_references": ["/time","/x"], "storage": "chunked"}, "_nczarr_attr": {"types": {"_nczarr_array": "|J0", "_nczarr_attr": "|J0"}}}"#,
+            ),
+            (
+                "/sc/.zarray",
+                r#"{"zarr_format": 2, "shape": [1], "dtype": "<f8", "chunks": [1], "fill_value": 9.96921e+36, "order": "C", "compressor": null, "filters": null}"#,
+            ),
+            (
+                "/sc/.zattrs",
+                r#"{"_ARRAY_DIMENSIONS": ["_scalar_"], "_nczarr_array": {"dimension_references": [], "scalar": 1, "storage": "chunked"}, "_nczarr_attr": {"types": {"_nczarr_array": "|J0", "_nczarr_attr": "|J0"}}}"#,
+            ),
         ],
     );
     let ds = open(&url);
@@ -114,14 +147,32 @@ fn pure_zarr_inference() {
         "pure",
         &[
             ("/.zgroup", r#"{"zarr_format": 2}"#),
-            ("/.zattrs", r#"{"flag": true, "list": [1, 2.5], "nested": {"a": [1, {"b": 2}]}, "big": 5000000000, "u": 3000000000}"#),
-            ("/a/.zarray", r#"{"zarr_format": 2, "shape": [10, 20], "dtype": "<f4", "chunks": [5, 50], "fill_value": "NaN", "order": "F", "compressor": null, "filters": null, "dimension_separator": "/"}"#),
-            ("/b/.zarray", r#"{"zarr_format": 2, "shape": [20], "dtype": "|b1", "chunks": [20], "fill_value": false, "order": "C", "compressor": null, "filters": null}"#),
-            ("/zero_d/.zarray", r#"{"zarr_format": 2, "shape": [], "dtype": "<i8", "chunks": [], "fill_value": 0, "order": "C", "compressor": null, "filters": null}"#),
-            ("/named/.zarray", r#"{"zarr_format": 2, "shape": [3], "dtype": "<i2", "chunks": [3], "fill_value": null, "order": "C", "compressor": null, "filters": null}"#),
+            (
+                "/.zattrs",
+                r#"{"flag": true, "list": [1, 2.5], "nested": {"a": [1, {"b": 2}]}, "big": 5000000000, "u": 3000000000}"#,
+            ),
+            (
+                "/a/.zarray",
+                r#"{"zarr_format": 2, "shape": [10, 20], "dtype": "<f4", "chunks": [5, 50], "fill_value": "NaN", "order": "F", "compressor": null, "filters": null, "dimension_separator": "/"}"#,
+            ),
+            (
+                "/b/.zarray",
+                r#"{"zarr_format": 2, "shape": [20], "dtype": "|b1", "chunks": [20], "fill_value": false, "order": "C", "compressor": null, "filters": null}"#,
+            ),
+            (
+                "/zero_d/.zarray",
+                r#"{"zarr_format": 2, "shape": [], "dtype": "<i8", "chunks": [], "fill_value": 0, "order": "C", "compressor": null, "filters": null}"#,
+            ),
+            (
+                "/named/.zarray",
+                r#"{"zarr_format": 2, "shape": [3], "dtype": "<i2", "chunks": [3], "fill_value": null, "order": "C", "compressor": null, "filters": null}"#,
+            ),
             ("/named/.zattrs", r#"{"_ARRAY_DIMENSIONS": ["lat"], "units": "deg"}"#),
             ("/grp/.zgroup", r#"{"zarr_format": 2}"#),
-            ("/grp/w/.zarray", r#"{"zarr_format": 2, "shape": [3], "dtype": "<U4", "chunks": [3], "fill_value": "", "order": "C", "compressor": null, "filters": null}"#),
+            (
+                "/grp/w/.zarray",
+                r#"{"zarr_format": 2, "shape": [3], "dtype": "<U4", "chunks": [3], "fill_value": "", "order": "C", "compressor": null, "filters": null}"#,
+            ),
             ("/grp/w/.zattrs", r#"{"_ARRAY_DIMENSIONS": ["lat"]}"#),
             ("/not_zarr/readme.txt", "hello"),
         ],
@@ -172,8 +223,14 @@ fn rewriting_updates_consolidated_metadata_and_upgrades_layout() {
         "rewrite",
         &[
             ("/.zgroup", r#"{"zarr_format": 2}"#),
-            ("/.zattrs", r#"{"_nczarr_group": {"dimensions": {"x": 2}, "arrays": ["v"], "groups": []}, "_nczarr_superblock": {"version": "2.0.0"}, "_nczarr_attr": {"types": {"_nczarr_group": "|J0", "_nczarr_superblock": "|J0", "_nczarr_attr": "|J0"}}}"#),
-            ("/v/.zarray", r#"{"zarr_format": 2, "shape": [2], "dtype": "<i4", "chunks": [2], "fill_value": 0, "order": "C", "compressor": null, "filters": null}"#),
+            (
+                "/.zattrs",
+                r#"{"_nczarr_group": {"dimensions": {"x": 2}, "arrays": ["v"], "groups": []}, "_nczarr_superblock": {"version": "2.0.0"}, "_nczarr_attr": {"types": {"_nczarr_group": "|J0", "_nczarr_superblock": "|J0", "_nczarr_attr": "|J0"}}}"#,
+            ),
+            (
+                "/v/.zarray",
+                r#"{"zarr_format": 2, "shape": [2], "dtype": "<i4", "chunks": [2], "fill_value": 0, "order": "C", "compressor": null, "filters": null}"#,
+            ),
             ("/v/.zattrs", r#"{"_nczarr_array": {"dimension_references": ["/x"], "storage": "chunked"}}"#),
             ("/.zmetadata", r#"{"metadata": {".zgroup": {"zarr_format": 2}}, "zarr_consolidated_format": 1}"#),
         ],
@@ -206,29 +263,164 @@ fn read_only_open_never_writes() {
 
 #[test]
 fn malformed_metadata_is_an_error_not_a_crash() {
-    let zarray = |body: &str| format!(r#"{{"zarr_format": 2, {body}, "order": "C", "compressor": null, "filters": null}}"#);
+    let zarray =
+        |body: &str| format!(r#"{{"zarr_format": 2, {body}, "order": "C", "compressor": null, "filters": null}}"#);
     let group = r#"{"zarr_format": 2, "_nczarr_superblock": {"version": "2.0.0"}, "_nczarr_group": {"dims": {"x": 2}, "vars": ["v"], "groups": []}}"#;
-    let cases: Vec<(&str, Vec<(String, String)>, i32)> = vec![
+    // (name, objects of the store, expected nc_open status)
+    type Case = (&'static str, Vec<(String, String)>, i32);
+    let cases: Vec<Case> = vec![
         ("empty", vec![], NC_ENOTNC),
-        ("root_array", vec![("/.zarray".into(), zarray(r#""shape": [1], "dtype": "<i4", "chunks": [1], "fill_value": 0"#))], NC_ENOTNC),
+        (
+            "root_array",
+            vec![("/.zarray".into(), zarray(r#""shape": [1], "dtype": "<i4", "chunks": [1], "fill_value": 0"#))],
+            NC_ENOTNC,
+        ),
         ("bad_json", vec![("/.zgroup".into(), "{\"zarr_format\": 2,".into())], NC_ENCZARR),
         ("not_object", vec![("/.zgroup".into(), "[1,2]".into())], NC_ENCZARR),
         ("format3", vec![("/.zgroup".into(), r#"{"zarr_format": 3}"#.into())], NC_ENCZARR),
-        ("dims_not_object", vec![("/.zgroup".into(), r#"{"zarr_format": 2, "_nczarr_group": {"dims": [1]}}"#.into())], NC_ENCZARR),
-        ("bad_dim_name", vec![("/.zgroup".into(), r#"{"zarr_format": 2, "_nczarr_group": {"dims": {"a/b": 1}}}"#.into())], NC_ENCZARR),
-        ("bad_var_name", vec![("/.zgroup".into(), r#"{"zarr_format": 2, "_nczarr_group": {"vars": [".."]}}"#.into())], NC_ENCZARR),
+        (
+            "dims_not_object",
+            vec![("/.zgroup".into(), r#"{"zarr_format": 2, "_nczarr_group": {"dims": [1]}}"#.into())],
+            NC_ENCZARR,
+        ),
+        (
+            "bad_dim_name",
+            vec![("/.zgroup".into(), r#"{"zarr_format": 2, "_nczarr_group": {"dims": {"a/b": 1}}}"#.into())],
+            NC_ENCZARR,
+        ),
+        (
+            "bad_var_name",
+            vec![("/.zgroup".into(), r#"{"zarr_format": 2, "_nczarr_group": {"vars": [".."]}}"#.into())],
+            NC_ENCZARR,
+        ),
         ("missing_zarray", vec![("/.zgroup".into(), group.into())], NC_ENCZARR),
-        ("unknown_dtype", vec![("/.zgroup".into(), group.into()), ("/v/.zarray".into(), zarray(r#""shape": [2], "dtype": "<c8", "chunks": [2], "fill_value": 0, "_nczarr_array": {"dimrefs": ["/x"]}"#))], NC_ENCZARR),
-        ("shape_not_list", vec![("/.zgroup".into(), group.into()), ("/v/.zarray".into(), zarray(r#""shape": 2, "dtype": "<i4", "chunks": [2], "fill_value": 0, "_nczarr_array": {"dimrefs": ["/x"]}"#))], NC_ENCZARR),
-        ("zero_chunk", vec![("/.zgroup".into(), group.into()), ("/v/.zarray".into(), zarray(r#""shape": [2], "dtype": "<i4", "chunks": [0], "fill_value": 0, "_nczarr_array": {"dimrefs": ["/x"]}"#))], NC_ENCZARR),
-        ("rank_mismatch", vec![("/.zgroup".into(), group.into()), ("/v/.zarray".into(), zarray(r#""shape": [2], "dtype": "<i4", "chunks": [2,1], "fill_value": 0, "_nczarr_array": {"dimrefs": ["/x"]}"#))], NC_ENCZARR),
-        ("dim_length_mismatch", vec![("/.zgroup".into(), group.into()), ("/v/.zarray".into(), zarray(r#""shape": [5], "dtype": "<i4", "chunks": [5], "fill_value": 0, "_nczarr_array": {"dimrefs": ["/x"]}"#))], NC_ENCZARR),
-        ("unknown_dimref", vec![("/.zgroup".into(), group.into()), ("/v/.zarray".into(), zarray(r#""shape": [2], "dtype": "<i4", "chunks": [2], "fill_value": 0, "_nczarr_array": {"dimrefs": ["/nope"]}"#))], NC_ENCZARR),
-        ("bad_fill", vec![("/.zgroup".into(), group.into()), ("/v/.zarray".into(), zarray(r#""shape": [2], "dtype": "<i4", "chunks": [2], "fill_value": "abc", "_nczarr_array": {"dimrefs": ["/x"]}"#))], NC_ENCZARR),
-        ("bad_typed_attr", vec![("/.zgroup".into(), r#"{"zarr_format": 2}"#.into()), ("/.zattrs".into(), r#"{"a": "xyz", "_nczarr_attr": {"types": {"a": "<i4"}}}"#.into())], NC_ENCZARR),
-        ("bad_attr_dtype", vec![("/.zgroup".into(), r#"{"zarr_format": 2}"#.into()), ("/.zattrs".into(), r#"{"a": 1, "_nczarr_attr": {"types": {"a": "<q9"}}}"#.into())], NC_ENCZARR),
-        ("bad_xarray_dims", vec![("/.zgroup".into(), r#"{"zarr_format": 2}"#.into()), ("/v/.zarray".into(), zarray(r#""shape": [2], "dtype": "<i4", "chunks": [2], "fill_value": 0"#)), ("/v/.zattrs".into(), r#"{"_ARRAY_DIMENSIONS": ["a", "b"]}"#.into())], NC_ENCZARR),
-        ("xarray_dim_clash", vec![("/.zgroup".into(), r#"{"zarr_format": 2}"#.into()), ("/v/.zarray".into(), zarray(r#""shape": [2], "dtype": "<i4", "chunks": [2], "fill_value": 0"#)), ("/v/.zattrs".into(), r#"{"_ARRAY_DIMENSIONS": ["a"]}"#.into()), ("/w/.zarray".into(), zarray(r#""shape": [3], "dtype": "<i4", "chunks": [3], "fill_value": 0"#)), ("/w/.zattrs".into(), r#"{"_ARRAY_DIMENSIONS": ["a"]}"#.into())], NC_EDIMSIZE),
+        (
+            "unknown_dtype",
+            vec![
+                ("/.zgroup".into(), group.into()),
+                (
+                    "/v/.zarray".into(),
+                    zarray(
+                        r#""shape": [2], "dtype": "<c8", "chunks": [2], "fill_value": 0, "_nczarr_array": {"dimrefs": ["/x"]}"#,
+                    ),
+                ),
+            ],
+            NC_ENCZARR,
+        ),
+        (
+            "shape_not_list",
+            vec![
+                ("/.zgroup".into(), group.into()),
+                (
+                    "/v/.zarray".into(),
+                    zarray(
+                        r#""shape": 2, "dtype": "<i4", "chunks": [2], "fill_value": 0, "_nczarr_array": {"dimrefs": ["/x"]}"#,
+                    ),
+                ),
+            ],
+            NC_ENCZARR,
+        ),
+        (
+            "zero_chunk",
+            vec![
+                ("/.zgroup".into(), group.into()),
+                (
+                    "/v/.zarray".into(),
+                    zarray(
+                        r#""shape": [2], "dtype": "<i4", "chunks": [0], "fill_value": 0, "_nczarr_array": {"dimrefs": ["/x"]}"#,
+                    ),
+                ),
+            ],
+            NC_ENCZARR,
+        ),
+        (
+            "rank_mismatch",
+            vec![
+                ("/.zgroup".into(), group.into()),
+                (
+                    "/v/.zarray".into(),
+                    zarray(
+                        r#""shape": [2], "dtype": "<i4", "chunks": [2,1], "fill_value": 0, "_nczarr_array": {"dimrefs": ["/x"]}"#,
+                    ),
+                ),
+            ],
+            NC_ENCZARR,
+        ),
+        (
+            "dim_length_mismatch",
+            vec![
+                ("/.zgroup".into(), group.into()),
+                (
+                    "/v/.zarray".into(),
+                    zarray(
+                        r#""shape": [5], "dtype": "<i4", "chunks": [5], "fill_value": 0, "_nczarr_array": {"dimrefs": ["/x"]}"#,
+                    ),
+                ),
+            ],
+            NC_ENCZARR,
+        ),
+        (
+            "unknown_dimref",
+            vec![
+                ("/.zgroup".into(), group.into()),
+                (
+                    "/v/.zarray".into(),
+                    zarray(
+                        r#""shape": [2], "dtype": "<i4", "chunks": [2], "fill_value": 0, "_nczarr_array": {"dimrefs": ["/nope"]}"#,
+                    ),
+                ),
+            ],
+            NC_ENCZARR,
+        ),
+        (
+            "bad_fill",
+            vec![
+                ("/.zgroup".into(), group.into()),
+                (
+                    "/v/.zarray".into(),
+                    zarray(
+                        r#""shape": [2], "dtype": "<i4", "chunks": [2], "fill_value": "abc", "_nczarr_array": {"dimrefs": ["/x"]}"#,
+                    ),
+                ),
+            ],
+            NC_ENCZARR,
+        ),
+        (
+            "bad_typed_attr",
+            vec![
+                ("/.zgroup".into(), r#"{"zarr_format": 2}"#.into()),
+                ("/.zattrs".into(), r#"{"a": "xyz", "_nczarr_attr": {"types": {"a": "<i4"}}}"#.into()),
+            ],
+            NC_ENCZARR,
+        ),
+        (
+            "bad_attr_dtype",
+            vec![
+                ("/.zgroup".into(), r#"{"zarr_format": 2}"#.into()),
+                ("/.zattrs".into(), r#"{"a": 1, "_nczarr_attr": {"types": {"a": "<q9"}}}"#.into()),
+            ],
+            NC_ENCZARR,
+        ),
+        (
+            "bad_xarray_dims",
+            vec![
+                ("/.zgroup".into(), r#"{"zarr_format": 2}"#.into()),
+                ("/v/.zarray".into(), zarray(r#""shape": [2], "dtype": "<i4", "chunks": [2], "fill_value": 0"#)),
+                ("/v/.zattrs".into(), r#"{"_ARRAY_DIMENSIONS": ["a", "b"]}"#.into()),
+            ],
+            NC_ENCZARR,
+        ),
+        (
+            "xarray_dim_clash",
+            vec![
+                ("/.zgroup".into(), r#"{"zarr_format": 2}"#.into()),
+                ("/v/.zarray".into(), zarray(r#""shape": [2], "dtype": "<i4", "chunks": [2], "fill_value": 0"#)),
+                ("/v/.zattrs".into(), r#"{"_ARRAY_DIMENSIONS": ["a"]}"#.into()),
+                ("/w/.zarray".into(), zarray(r#""shape": [3], "dtype": "<i4", "chunks": [3], "fill_value": 0"#)),
+                ("/w/.zattrs".into(), r#"{"_ARRAY_DIMENSIONS": ["a"]}"#.into()),
+            ],
+            NC_EDIMSIZE,
+        ),
     ];
     for (name, objects, want) in cases {
         let objs: Vec<(&str, &str)> = objects.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();

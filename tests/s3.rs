@@ -49,10 +49,21 @@ mod conformance {
         )*};
     }
     s3_checks!(
-        set_get_roundtrip, missing_keys_are_none, empty_objects_exist, overwrite_replaces_whole_object,
-        ranged_reads, ranged_writes, list_dir_semantics, empty_root_lists_empty,
-        list_prefix_is_recursive_and_sorted, tree_rule_is_enforced, erase_and_erase_prefix,
-        reopen_sees_data, read_only_rejects_writes, destroy_removes_dataset, unusual_but_valid_names,
+        set_get_roundtrip,
+        missing_keys_are_none,
+        empty_objects_exist,
+        overwrite_replaces_whole_object,
+        ranged_reads,
+        ranged_writes,
+        list_dir_semantics,
+        empty_root_lists_empty,
+        list_prefix_is_recursive_and_sorted,
+        tree_rule_is_enforced,
+        erase_and_erase_prefix,
+        reopen_sees_data,
+        read_only_rejects_writes,
+        destroy_removes_dataset,
+        unusual_but_valid_names,
         concurrent_writers_and_readers
     );
 }

@@ -37,6 +37,7 @@ pub const NC_FILL_BYTE: i8 = -127;
 pub const NC_FILL_CHAR: u8 = 0;
 pub const NC_FILL_SHORT: i16 = -32767;
 pub const NC_FILL_INT: i32 = -2147483647;
+#[allow(clippy::excessive_precision)] // netCDF-C's literal, digit for digit
 pub const NC_FILL_FLOAT: f32 = 9.969_209_968_386_869e36;
 pub const NC_FILL_DOUBLE: f64 = 9.969_209_968_386_869e36;
 pub const NC_FILL_UBYTE: u8 = 255;
@@ -69,8 +70,7 @@ pub const NC_INMEMORY: i32 = 0x8000;
 pub const NC_NOATTCREORD: i32 = 0x20000;
 pub const NC_NODIMSCALE_ATTACH: i32 = 0x40000;
 pub const NC_MAX_MAGIC_NUMBER_LEN: i32 = 8;
-pub const NC_FORMAT_ALL: i32 =
-    NC_64BIT_OFFSET | NC_64BIT_DATA | NC_CLASSIC_MODEL | NC_NETCDF4 | NC_UDF0 | NC_UDF1;
+pub const NC_FORMAT_ALL: i32 = NC_64BIT_OFFSET | NC_64BIT_DATA | NC_CLASSIC_MODEL | NC_NETCDF4 | NC_UDF0 | NC_UDF1;
 
 // ---- format ids ----------------------------------------------------------
 pub const NC_FORMAT_CLASSIC: i32 = 1;

@@ -137,13 +137,18 @@ impl Layout {
             cstrides[d] = acc;
             acc = acc.saturating_mul(chunks[d]);
         }
-        let celems = usize::try_from(acc).ok().filter(|n| n.checked_mul(esize).is_some()).ok_or_else(|| NcError::with(NC_EBADCHUNK, "chunk too large"))?;
+        let celems = usize::try_from(acc)
+            .ok()
+            .filter(|n| n.checked_mul(esize).is_some())
+            .ok_or_else(|| NcError::with(NC_EBADCHUNK, "chunk too large"))?;
         let (chain, codec_err) = if v.codecs.is_empty() {
             (None, None)
         } else {
             match crate::codec::Chain::new(&v.codecs, esize) {
                 Ok(c) => (Some(Arc::new(c)), None),
-                Err(e @ crate::codec::CodecError::Unknown(_)) => (None, Some(NcError::with(NC_ENOFILTER, e.to_string()))),
+                Err(e @ crate::codec::CodecError::Unknown(_)) => {
+                    (None, Some(NcError::with(NC_ENOFILTER, e.to_string())))
+                }
                 Err(e) => (None, Some(NcError::with(NC_EFILTER, e.to_string()))),
             }
         };
@@ -217,7 +222,10 @@ impl Layout {
     fn decode(&self, key: &StoreKey, bytes: Vec<u8>) -> NcResult<Vec<u8>> {
         let mut bytes = self.uncompress(key, bytes)?;
         if bytes.len() != self.celems * self.esize {
-            return Err(NcError::with(NC_ENCZARR, format!("chunk {key} has {} bytes, not {}", bytes.len(), self.celems * self.esize)));
+            return Err(NcError::with(
+                NC_ENCZARR,
+                format!("chunk {key} has {} bytes, not {}", bytes.len(), self.celems * self.esize),
+            ));
         }
         if self.swap {
             swap_bytes(&mut bytes, self.esize);
@@ -232,7 +240,10 @@ impl Layout {
             *bytes = self.uncompress(key, std::mem::take(bytes))?;
         }
         if bytes.len() != self.celems * self.esize {
-            return Err(NcError::with(NC_ENCZARR, format!("chunk {key} has {} bytes, not {}", bytes.len(), self.celems * self.esize)));
+            return Err(NcError::with(
+                NC_ENCZARR,
+                format!("chunk {key} has {} bytes, not {}", bytes.len(), self.celems * self.esize),
+            ));
         }
         if self.swap {
             swap_bytes(bytes, self.esize);
@@ -275,9 +286,14 @@ impl Layout {
     }
 }
 
-/// Positions of a slab along one dimension, grouped by chunk:
-/// (chunk index, [(slab index k, index within the chunk)]).
-fn dim_plan(start: u64, count: u64, stride: u64, chunk: u64) -> Vec<(u64, Vec<(u64, u64)>)> {
+/// A slab's positions inside one chunk along one dimension:
+/// [(slab index k, index within the chunk)].
+type Positions = Vec<(u64, u64)>;
+/// A slab's positions along one dimension, grouped by chunk: (chunk index, positions).
+type DimPlan = Vec<(u64, Positions)>;
+
+/// The [`DimPlan`] of a slab along one dimension.
+fn dim_plan(start: u64, count: u64, stride: u64, chunk: u64) -> DimPlan {
     let mut plan: Vec<(u64, Vec<(u64, u64)>)> = Vec::new();
     for k in 0..count {
         let i = start + k * stride;
@@ -332,7 +348,11 @@ fn decode_string(kind: StrKind, b: &[u8]) -> String {
             .chunks_exact(4)
             .map(|c| {
                 let a: [u8; 4] = c.try_into().expect("4 bytes");
-                if big { u32::from_be_bytes(a) } else { u32::from_le_bytes(a) }
+                if big {
+                    u32::from_be_bytes(a)
+                } else {
+                    u32::from_le_bytes(a)
+                }
             })
             .take_while(|&u| u != 0)
             .map(|u| char::from_u32(u).unwrap_or(char::REPLACEMENT_CHARACTER))
@@ -403,11 +423,10 @@ fn for_each_run(lay: &Layout, slab: &Slab, groups: &[&Vec<(u64, u64)>], mut f: i
     }
 }
 
-/// The chunks of a slab: (chunk index vector, per-dimension positions).
-fn plan(lay: &Layout, slab: &Slab) -> (Vec<Vec<(u64, Vec<(u64, u64)>)>>, Vec<Vec<usize>>) {
-    let per_dim: Vec<_> = (0..lay.shape.len())
-        .map(|d| dim_plan(slab.start[d], slab.count[d], slab.stride[d], lay.chunks[d]))
-        .collect();
+/// The chunks of a slab: (per-dimension plans, chunk combinations as indices into them).
+fn plan(lay: &Layout, slab: &Slab) -> (Vec<DimPlan>, Vec<Vec<usize>>) {
+    let per_dim: Vec<_> =
+        (0..lay.shape.len()).map(|d| dim_plan(slab.start[d], slab.count[d], slab.stride[d], lay.chunks[d])).collect();
     // Cartesian product of chunk groups, as indices into per_dim.
     let mut combos: Vec<Vec<usize>> = vec![vec![]];
     for d in &per_dim {
@@ -417,7 +436,7 @@ fn plan(lay: &Layout, slab: &Slab) -> (Vec<Vec<(u64, Vec<(u64, u64)>)>>, Vec<Vec
 }
 
 /// The chunk index and per-dimension positions of one chunk of a plan.
-fn chunk_at<'a>(per_dim: &'a [Vec<(u64, Vec<(u64, u64)>)>], combo: &[usize]) -> (Vec<u64>, Vec<&'a Vec<(u64, u64)>>) {
+fn chunk_at<'a>(per_dim: &'a [DimPlan], combo: &[usize]) -> (Vec<u64>, Vec<&'a Positions>) {
     combo.iter().enumerate().map(|(d, &i)| (per_dim[d][i].0, &per_dim[d][i].1)).unzip()
 }
 
@@ -594,7 +613,11 @@ impl Dataset {
             let key = lay.chunk_key(&idx)?;
             let touched: usize = groups.iter().map(|g| g.len()).product();
             let last = groups.len() - 1;
-            let inner_runs = if slab.stride[last] == 1 && lay.cstrides[last] == 1 && slab.imap[last] == 1 { 1 } else { groups[last].len() };
+            let inner_runs = if slab.stride[last] == 1 && lay.cstrides[last] == 1 && slab.imap[last] == 1 {
+                1
+            } else {
+                groups[last].len()
+            };
             let runs = groups[..last].iter().map(|g| g.len()).product::<usize>() * inner_runs;
             let r = if let Some(chunk) = cache.get(&key) {
                 copy_out(&chunk, &groups)
@@ -604,10 +627,15 @@ impl Dataset {
                 for_each_run(&lay, slab, &groups, |moff, coff, n| spans.push((moff, coff, n)));
                 let mut r = false;
                 for (moff, coff, n) in spans {
-                    let got = self.store.get_range(&key, (coff * lay.esize) as u64, (n * lay.esize) as u64).map_err(|e| match e {
-                        crate::map::MapError::OutOfRange { .. } => NcError::with(NC_ENCZARR, format!("chunk {key} is too short")),
-                        other => NcError::from(other),
-                    })?;
+                    let got =
+                        self.store.get_range(&key, (coff * lay.esize) as u64, (n * lay.esize) as u64).map_err(|e| {
+                            match e {
+                                crate::map::MapError::OutOfRange { .. } => {
+                                    NcError::with(NC_ENCZARR, format!("chunk {key} is too short"))
+                                }
+                                other => NcError::from(other),
+                            }
+                        })?;
                     match got {
                         Some(mut b) => {
                             if lay.swap {

@@ -66,7 +66,9 @@ pub fn open(path: &str, omode: i32) -> NcResult<Dataset> {
         MapError::RootNotFound(_) => NcError::with(libc_enoent(), e.to_string()),
         other => NcError::from(other),
     })?;
-    let consolidated = u.consolidated || std::env::var("NCZARR_CONSOLIDATED").is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes"));
+    let consolidated = u.consolidated
+        || std::env::var("NCZARR_CONSOLIDATED")
+            .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes"));
     let mut ds = meta::read_dataset(store, path, omode | NC_NETCDF4, u.xarray, u.pure_zarr, consolidated)?;
     ds.writable = ds.writable && writable;
     if u.pure_zarr {

@@ -247,10 +247,13 @@ pub fn json_to_values(j: &Value, t: Option<NcType>) -> NcResult<Values> {
             if !items.is_empty() && items.iter().all(|v| v.is_string()) {
                 return json_to_values(j, Some(NC_STRING));
             }
-            let nums: Option<Vec<Num>> = items.iter().map(|v| match v {
-                Value::Number(_) | Value::Bool(_) => json_num(v),
-                _ => None,
-            }).collect();
+            let nums: Option<Vec<Num>> = items
+                .iter()
+                .map(|v| match v {
+                    Value::Number(_) | Value::Bool(_) => json_num(v),
+                    _ => None,
+                })
+                .collect();
             match nums {
                 Some(nums) if !nums.is_empty() => {
                     let t = if items.iter().all(|v| v.is_boolean()) {

@@ -141,7 +141,8 @@ fn group_objects(ds: &Dataset, gid: usize, out: &mut Vec<(StoreKey, Value)>) -> 
         info.insert("dims".into(), Value::Object(dims));
         info.insert("vars".into(), json!(g.vars.iter().map(|v| v.name.clone()).collect::<Vec<_>>()));
         info.insert("groups".into(), json!(g.children.iter().map(|&c| ds.groups[c].name.clone()).collect::<Vec<_>>()));
-        let unlimited: Vec<&str> = g.dims.iter().filter(|&&d| ds.dims[d].unlimited).map(|&d| ds.dims[d].name.as_str()).collect();
+        let unlimited: Vec<&str> =
+            g.dims.iter().filter(|&&d| ds.dims[d].unlimited).map(|&d| ds.dims[d].name.as_str()).collect();
         if !unlimited.is_empty() {
             info.insert("unlimited".into(), json!(unlimited));
         }
@@ -174,7 +175,7 @@ fn xarray_dims(ds: &Dataset, gid: usize, v: &Var) -> Option<Vec<String>> {
         return (gid == 0 || ds.pure_zarr).then(|| vec!["_scalar_".to_string()]);
     }
     let all_root = v.dimids.iter().all(|&d| ds.dims[d].group == 0);
-    if !ds.pure_zarr && !(gid == 0 && all_root) {
+    if !(ds.pure_zarr || gid == 0 && all_root) {
         return None;
     }
     Some(v.dimids.iter().map(|&d| ds.dims[d].name.clone()).collect())
@@ -280,7 +281,8 @@ pub fn write_metadata(ds: &mut Dataset) -> NcResult<()> {
 /// Rewrites `.zmetadata` from every metadata object of the dataset.
 fn write_consolidated(ds: &mut Dataset) -> NcResult<()> {
     let mut meta = Map::new();
-    let mut keys: Vec<&StoreKey> = ds.written.keys().filter(|k| k.name().starts_with(".z") && k.name() != ".zmetadata").collect();
+    let mut keys: Vec<&StoreKey> =
+        ds.written.keys().filter(|k| k.name().starts_with(".z") && k.name() != ".zmetadata").collect();
     keys.sort();
     for k in keys {
         meta.insert(k.as_str().to_string(), json::parse(&ds.written[k])?);
@@ -375,7 +377,9 @@ fn as_u64_list(v: Option<&Value>, what: &str) -> NcResult<Vec<u64>> {
 
 fn as_str_list(v: &Value, what: &str) -> NcResult<Vec<String>> {
     let arr = v.as_array().ok_or_else(|| bad(format!("{what} is not a list")))?;
-    arr.iter().map(|x| x.as_str().map(str::to_string).ok_or_else(|| bad(format!("{what} holds a non-string")))).collect()
+    arr.iter()
+        .map(|x| x.as_str().map(str::to_string).ok_or_else(|| bad(format!("{what} holds a non-string"))))
+        .collect()
 }
 
 /// Attribute types from `_nczarr_attr` (or its 4.9.0 / v1 spellings).
@@ -400,7 +404,12 @@ fn is_hidden_key(name: &str, xarray: bool) -> bool {
 }
 
 /// Converts `.zattrs` into attributes. `var_type` hints `_FillValue`.
-fn read_atts(r: &Reader, zattrs: &Map<String, Value>, v1types: Option<&Value>, var_type: Option<NcType>) -> NcResult<(Vec<Att>, Option<String>)> {
+fn read_atts(
+    r: &Reader,
+    zattrs: &Map<String, Value>,
+    v1types: Option<&Value>,
+    var_type: Option<NcType>,
+) -> NcResult<(Vec<Att>, Option<String>)> {
     let types = attr_types(zattrs, v1types);
     let mut atts = Vec::new();
     let mut provenance = None;
@@ -562,25 +571,40 @@ fn read_group(r: &mut Reader, ds: &mut Dataset, gid: usize, pending: &mut Vec<Pe
 
     let (vars, groups) = match info {
         Some(Value::Object(info)) => {
-            let unlimited: Vec<String> = info.get("unlimited").map(|u| as_str_list(u, "unlimited")).transpose()?.unwrap_or_default();
+            let unlimited: Vec<String> =
+                info.get("unlimited").map(|u| as_str_list(u, "unlimited")).transpose()?.unwrap_or_default();
             if let Some(dims) = info.get("dims").or_else(|| info.get("dimensions")) {
                 let dims = dims.as_object().ok_or_else(|| bad(format!("{gkey}: dims is not an object")))?;
                 for (name, v) in dims {
                     let (len, unlim) = match v {
-                        Value::Number(n) => (n.as_u64().ok_or_else(|| bad(format!("dimension {name}: bad length")))?, false),
+                        Value::Number(n) => {
+                            (n.as_u64().ok_or_else(|| bad(format!("dimension {name}: bad length")))?, false)
+                        }
                         Value::Object(o) => (
-                            o.get("size").and_then(Value::as_u64).ok_or_else(|| bad(format!("dimension {name}: bad size")))?,
+                            o.get("size")
+                                .and_then(Value::as_u64)
+                                .ok_or_else(|| bad(format!("dimension {name}: bad size")))?,
                             o.get("unlimited").and_then(Value::as_u64).unwrap_or(0) != 0,
                         ),
                         _ => return Err(bad(format!("dimension {name}: bad length"))),
                     };
                     super::names::check_name(name).map_err(|_| bad(format!("bad dimension name {name:?}")))?;
                     let id = ds.dims.len();
-                    ds.dims.push(Dim { name: name.clone(), len, unlimited: unlim || unlimited.contains(name), group: gid });
+                    ds.dims.push(Dim {
+                        name: name.clone(),
+                        len,
+                        unlimited: unlim || unlimited.contains(name),
+                        group: gid,
+                    });
                     ds.groups[gid].dims.push(id);
                 }
             }
-            let vars = info.get("vars").or_else(|| info.get("arrays")).map(|v| as_str_list(v, "vars")).transpose()?.unwrap_or_default();
+            let vars = info
+                .get("vars")
+                .or_else(|| info.get("arrays"))
+                .map(|v| as_str_list(v, "vars"))
+                .transpose()?
+                .unwrap_or_default();
             let groups = info.get("groups").map(|v| as_str_list(v, "groups")).transpose()?.unwrap_or_default();
             (vars, groups)
         }
@@ -609,7 +633,10 @@ fn named_dim(ds: &mut Dataset, gid: usize, name: &str, len: u64, create_in: usiz
             return Ok(d);
         }
         if ds.dims[d].group == create_in {
-            return Err(NcError::with(NC_EDIMSIZE, format!("dimension {name} has lengths {} and {len}", ds.dims[d].len)));
+            return Err(NcError::with(
+                NC_EDIMSIZE,
+                format!("dimension {name} has lengths {} and {len}", ds.dims[d].len),
+            ));
         }
     }
     let id = ds.dims.len();
@@ -630,7 +657,8 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
     if chunks.len() != shape.len() || chunks.contains(&0) {
         return Err(bad(format!("{vkey}: chunks do not match shape")));
     }
-    let dtype_s = z.get("dtype").and_then(Value::as_str).ok_or_else(|| bad(format!("{vkey}: dtype is not a string")))?;
+    let dtype_s =
+        z.get("dtype").and_then(Value::as_str).ok_or_else(|| bad(format!("{vkey}: dtype is not a string")))?;
     let dtype = parse_dtype(dtype_s, r.pure_zarr)?;
     if dtype.json {
         return Err(bad(format!("{vkey}: dtype {dtype_s} is not an array type")));
@@ -694,7 +722,10 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
                     if dim.unlimited {
                         dim.len = dim.len.max(shape[i]);
                     } else if dim.len != shape[i] {
-                        return Err(bad(format!("{vkey}: shape {} does not match dimension {fqn} = {}", shape[i], dim.len)));
+                        return Err(bad(format!(
+                            "{vkey}: shape {} does not match dimension {fqn} = {}",
+                            shape[i], dim.len
+                        )));
                     }
                     ids.push(d);
                 }
@@ -702,7 +733,11 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
             }
         }
         None => {
-            let names = if r.xarray { zattrs.get("_ARRAY_DIMENSIONS").map(|a| as_str_list(a, "_ARRAY_DIMENSIONS")).transpose()? } else { None };
+            let names = if r.xarray {
+                zattrs.get("_ARRAY_DIMENSIONS").map(|a| as_str_list(a, "_ARRAY_DIMENSIONS")).transpose()?
+            } else {
+                None
+            };
             match names {
                 _ if shape.is_empty() => vec![],
                 Some(n) if n.len() == 1 && n[0] == "_scalar_" && shape == [1] => vec![],
@@ -716,7 +751,11 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
                 }
                 Some(n) if !n.is_empty() || !shape.is_empty() => {
                     if !n.is_empty() {
-                        return Err(bad(format!("{vkey}: _ARRAY_DIMENSIONS has {} names for {} dimensions", n.len(), shape.len())));
+                        return Err(bad(format!(
+                            "{vkey}: _ARRAY_DIMENSIONS has {} names for {} dimensions",
+                            n.len(),
+                            shape.len()
+                        )));
                     }
                     anonymous_dims(ds, &shape)?
                 }

@@ -123,11 +123,7 @@ pub struct Dataset {
 
 /// The provenance string this library writes.
 pub fn provenance() -> String {
-    format!(
-        "version=2,netcdf=4.9.2,nczarr={},nczarr-rs={}",
-        super::NCZARR_VERSION,
-        super::LIBRARY_VERSION
-    )
+    format!("version=2,netcdf=4.9.2,nczarr={},nczarr-rs={}", super::NCZARR_VERSION, super::LIBRARY_VERSION)
 }
 
 fn bad_id() -> NcError {
@@ -201,7 +197,8 @@ impl Dataset {
 
     /// Full path of a group: "/" for the root, "/a/b" below it.
     pub fn group_path(&self, gid: usize) -> String {
-        let mut names: Vec<&str> = self.ancestry(gid).iter().rev().skip(1).map(|&g| self.groups[g].name.as_str()).collect();
+        let mut names: Vec<&str> =
+            self.ancestry(gid).iter().rev().skip(1).map(|&g| self.groups[g].name.as_str()).collect();
         if names.is_empty() {
             return "/".into();
         }
@@ -316,7 +313,14 @@ impl Dataset {
             return Err(NcError::with(NC_EMAXNAME, "too many groups"));
         }
         let gid = self.groups.len();
-        self.groups.push(Group { name: name.into(), parent: Some(parent), dims: vec![], vars: vec![], children: vec![], atts: vec![] });
+        self.groups.push(Group {
+            name: name.into(),
+            parent: Some(parent),
+            dims: vec![],
+            vars: vec![],
+            children: vec![],
+            atts: vec![],
+        });
         self.groups[parent].children.push(gid);
         Ok(gid)
     }
@@ -486,7 +490,14 @@ impl Dataset {
 
     /// `nc_def_var_deflate`: shuffle and/or zlib (as the Zarr codecs
     /// numcodecs and netCDF-C 4.10 name them). Forces chunked storage.
-    pub fn def_var_deflate(&mut self, gid: usize, varid: i32, shuffle: bool, deflate: bool, level: i32) -> NcResult<()> {
+    pub fn def_var_deflate(
+        &mut self,
+        gid: usize,
+        varid: i32,
+        shuffle: bool,
+        deflate: bool,
+        level: i32,
+    ) -> NcResult<()> {
         let v = self.var(gid, varid)?;
         self.check_writable()?;
         if v.persisted {
@@ -782,7 +793,8 @@ pub fn default_chunks(shape: &[u64], unlimited: &[bool], type_size: usize) -> Ve
                 return 1;
             }
             let fixed = (shape.len() - nunlim) as f64;
-            let suggested = ((DEFAULT_CHUNK_BYTES / (num_values * type_size as f64)).powf(1.0 / fixed) * len as f64 - 0.5)
+            let suggested = ((DEFAULT_CHUNK_BYTES / (num_values * type_size as f64)).powf(1.0 / fixed) * len as f64
+                - 0.5)
                 .max(0.0) as u64;
             suggested.min(len).max(1)
         })

@@ -53,8 +53,7 @@ pub fn parse(path: &str) -> NcResult<DatasetUrl> {
     if path.is_empty() {
         return Err(NcError::with(NC_EINVAL, "empty path"));
     }
-    let Some(scheme_end) = path.find("://").filter(|&i| path[..i].chars().all(|c| c.is_ascii_alphanumeric()))
-    else {
+    let Some(scheme_end) = path.find("://").filter(|&i| path[..i].chars().all(|c| c.is_ascii_alphanumeric())) else {
         return Ok(DatasetUrl {
             storage: Storage::File,
             location: path.to_string(),
@@ -140,7 +139,10 @@ mod tests {
     #[test]
     fn modes() {
         let u = parse("file:///tmp/x.zarr#mode=nczarr,file").unwrap();
-        assert_eq!((u.storage, u.pure_zarr, u.xarray, u.location.as_str()), (Storage::File, false, true, "file:///tmp/x.zarr"));
+        assert_eq!(
+            (u.storage, u.pure_zarr, u.xarray, u.location.as_str()),
+            (Storage::File, false, true, "file:///tmp/x.zarr")
+        );
         let u = parse("file:///tmp/x#mode=zarr,file").unwrap();
         assert!(u.pure_zarr && u.xarray && u.modes.contains(&"nczarr".to_string()));
         let u = parse("file:///tmp/x#mode=nczarr,noxarray,file").unwrap();

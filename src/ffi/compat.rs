@@ -49,7 +49,13 @@ pub extern "C" fn nc_def_compound(ncid: c_int, size: usize, name: *const c_char,
 }
 
 #[no_mangle]
-pub extern "C" fn nc_insert_compound(ncid: c_int, xtype: nc_type, name: *const c_char, offset: usize, field_typeid: nc_type) -> c_int {
+pub extern "C" fn nc_insert_compound(
+    ncid: c_int,
+    xtype: nc_type,
+    name: *const c_char,
+    offset: usize,
+    field_typeid: nc_type,
+) -> c_int {
     let _ = (xtype, name, offset, field_typeid);
     guard("nc_insert_compound", || no_user_types(ncid))
 }
@@ -69,7 +75,13 @@ pub extern "C" fn nc_insert_array_compound(
 }
 
 #[no_mangle]
-pub extern "C" fn nc_inq_compound(ncid: c_int, xtype: nc_type, name: *mut c_char, sizep: *mut usize, nfieldsp: *mut usize) -> c_int {
+pub extern "C" fn nc_inq_compound(
+    ncid: c_int,
+    xtype: nc_type,
+    name: *mut c_char,
+    sizep: *mut usize,
+    nfieldsp: *mut usize,
+) -> c_int {
     let _ = (xtype, name, sizep, nfieldsp);
     guard("nc_inq_compound", || no_user_types(ncid))
 }
@@ -114,19 +126,34 @@ pub extern "C" fn nc_inq_compound_fieldname(ncid: c_int, xtype: nc_type, fieldid
 }
 
 #[no_mangle]
-pub extern "C" fn nc_inq_compound_fieldindex(ncid: c_int, xtype: nc_type, name: *const c_char, fieldidp: *mut c_int) -> c_int {
+pub extern "C" fn nc_inq_compound_fieldindex(
+    ncid: c_int,
+    xtype: nc_type,
+    name: *const c_char,
+    fieldidp: *mut c_int,
+) -> c_int {
     let _ = (xtype, name, fieldidp);
     guard("nc_inq_compound_fieldindex", || no_user_types(ncid))
 }
 
 #[no_mangle]
-pub extern "C" fn nc_inq_compound_fieldoffset(ncid: c_int, xtype: nc_type, fieldid: c_int, offsetp: *mut usize) -> c_int {
+pub extern "C" fn nc_inq_compound_fieldoffset(
+    ncid: c_int,
+    xtype: nc_type,
+    fieldid: c_int,
+    offsetp: *mut usize,
+) -> c_int {
     let _ = (xtype, fieldid, offsetp);
     guard("nc_inq_compound_fieldoffset", || no_user_types(ncid))
 }
 
 #[no_mangle]
-pub extern "C" fn nc_inq_compound_fieldtype(ncid: c_int, xtype: nc_type, fieldid: c_int, field_typeidp: *mut nc_type) -> c_int {
+pub extern "C" fn nc_inq_compound_fieldtype(
+    ncid: c_int,
+    xtype: nc_type,
+    fieldid: c_int,
+    field_typeidp: *mut nc_type,
+) -> c_int {
     let _ = (xtype, fieldid, field_typeidp);
     guard("nc_inq_compound_fieldtype", || no_user_types(ncid))
 }
@@ -138,7 +165,12 @@ pub extern "C" fn nc_inq_compound_fieldndims(ncid: c_int, xtype: nc_type, fieldi
 }
 
 #[no_mangle]
-pub extern "C" fn nc_inq_compound_fielddim_sizes(ncid: c_int, xtype: nc_type, fieldid: c_int, dim_sizes: *mut c_int) -> c_int {
+pub extern "C" fn nc_inq_compound_fielddim_sizes(
+    ncid: c_int,
+    xtype: nc_type,
+    fieldid: c_int,
+    dim_sizes: *mut c_int,
+) -> c_int {
     let _ = (xtype, fieldid, dim_sizes);
     guard("nc_inq_compound_fielddim_sizes", || no_user_types(ncid))
 }
@@ -150,19 +182,37 @@ pub extern "C" fn nc_def_vlen(ncid: c_int, name: *const c_char, base_typeid: nc_
 }
 
 #[no_mangle]
-pub extern "C" fn nc_inq_vlen(ncid: c_int, xtype: nc_type, name: *mut c_char, datum_sizep: *mut usize, base_nc_typep: *mut nc_type) -> c_int {
+pub extern "C" fn nc_inq_vlen(
+    ncid: c_int,
+    xtype: nc_type,
+    name: *mut c_char,
+    datum_sizep: *mut usize,
+    base_nc_typep: *mut nc_type,
+) -> c_int {
     let _ = (xtype, name, datum_sizep, base_nc_typep);
     guard("nc_inq_vlen", || no_user_types(ncid))
 }
 
 #[no_mangle]
-pub extern "C" fn nc_put_vlen_element(ncid: c_int, typeid1: c_int, vlen_element: *mut c_void, len: usize, data: *const c_void) -> c_int {
+pub extern "C" fn nc_put_vlen_element(
+    ncid: c_int,
+    typeid1: c_int,
+    vlen_element: *mut c_void,
+    len: usize,
+    data: *const c_void,
+) -> c_int {
     let _ = (typeid1, vlen_element, len, data);
     guard("nc_put_vlen_element", || no_user_types(ncid))
 }
 
 #[no_mangle]
-pub extern "C" fn nc_get_vlen_element(ncid: c_int, typeid1: c_int, vlen_element: *const c_void, len: *mut usize, data: *mut c_void) -> c_int {
+pub extern "C" fn nc_get_vlen_element(
+    ncid: c_int,
+    typeid1: c_int,
+    vlen_element: *const c_void,
+    len: *mut usize,
+    data: *mut c_void,
+) -> c_int {
     let _ = (typeid1, vlen_element, len, data);
     guard("nc_get_vlen_element", || no_user_types(ncid))
 }
@@ -242,7 +292,13 @@ pub extern "C" fn nc_inq_enum(
 }
 
 #[no_mangle]
-pub extern "C" fn nc_inq_enum_member(ncid: c_int, xtype: nc_type, idx: c_int, name: *mut c_char, value: *mut c_void) -> c_int {
+pub extern "C" fn nc_inq_enum_member(
+    ncid: c_int,
+    xtype: nc_type,
+    idx: c_int,
+    name: *mut c_char,
+    value: *mut c_void,
+) -> c_int {
     let _ = (xtype, idx, name, value);
     guard("nc_inq_enum_member", || no_user_types(ncid))
 }
@@ -270,7 +326,13 @@ pub extern "C" fn nc_inq_opaque(ncid: c_int, xtype: nc_type, name: *mut c_char, 
 /// # Safety
 /// `equal` is NULL or points to an `int`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_inq_type_equal(ncid1: c_int, typeid1: nc_type, ncid2: c_int, typeid2: nc_type, equal: *mut c_int) -> c_int {
+pub unsafe extern "C" fn nc_inq_type_equal(
+    ncid1: c_int,
+    typeid1: nc_type,
+    ncid2: c_int,
+    typeid2: nc_type,
+    equal: *mut c_int,
+) -> c_int {
     guard("nc_inq_type_equal", || {
         read(ncid1, |_, _| Ok(()))?;
         read(ncid2, |_, _| Ok(()))?;
@@ -298,7 +360,12 @@ pub extern "C" fn nc_def_var_szip(ncid: c_int, varid: c_int, options_mask: c_int
 /// # Safety
 /// Outputs are NULL or point to `int`s.
 #[no_mangle]
-pub unsafe extern "C" fn nc_inq_var_szip(ncid: c_int, varid: c_int, options_maskp: *mut c_int, pixels_per_blockp: *mut c_int) -> c_int {
+pub unsafe extern "C" fn nc_inq_var_szip(
+    ncid: c_int,
+    varid: c_int,
+    options_maskp: *mut c_int,
+    pixels_per_blockp: *mut c_int,
+) -> c_int {
     guard("nc_inq_var_szip", || {
         read(ncid, |ds, gid| ds.var(gid, varid).map(|_| ()))?;
         out(options_maskp, 0);
@@ -417,14 +484,22 @@ pub extern "C" fn nc_inq_base_pe(ncid: c_int, pe: *mut c_int) -> c_int {
 
 /// This library does not dispatch to user-defined formats (`NC_ENOTBUILT`).
 #[no_mangle]
-pub extern "C" fn nc_def_user_format(mode_flag: c_int, dispatch_table: *mut NC_Dispatch, magic_number: *mut c_char) -> c_int {
+pub extern "C" fn nc_def_user_format(
+    mode_flag: c_int,
+    dispatch_table: *mut NC_Dispatch,
+    magic_number: *mut c_char,
+) -> c_int {
     let _ = (mode_flag, dispatch_table, magic_number);
     guard("nc_def_user_format", || Err(NcError::new(NC_ENOTBUILT)))
 }
 
 /// See `nc_def_user_format`.
 #[no_mangle]
-pub extern "C" fn nc_inq_user_format(mode_flag: c_int, dispatch_table: *mut *mut NC_Dispatch, magic_number: *mut c_char) -> c_int {
+pub extern "C" fn nc_inq_user_format(
+    mode_flag: c_int,
+    dispatch_table: *mut *mut NC_Dispatch,
+    magic_number: *mut c_char,
+) -> c_int {
     let _ = (mode_flag, dispatch_table, magic_number);
     guard("nc_inq_user_format", || Err(NcError::new(NC_ENOTBUILT)))
 }
@@ -454,7 +529,13 @@ pub unsafe extern "C" fn nc__create_mp(
 /// # Safety
 /// As `nc__open`.
 #[no_mangle]
-pub unsafe extern "C" fn nc__open_mp(path: *const c_char, mode: c_int, basepe: c_int, chunksizehintp: *mut usize, ncidp: *mut c_int) -> c_int {
+pub unsafe extern "C" fn nc__open_mp(
+    path: *const c_char,
+    mode: c_int,
+    basepe: c_int,
+    chunksizehintp: *mut usize,
+    ncidp: *mut c_int,
+) -> c_int {
     let _ = basepe;
     guard("nc__open_mp", || match super::files::nc__open(path, mode, chunksizehintp, ncidp) {
         NC_NOERR => Ok(()),
@@ -518,11 +599,23 @@ pub extern "C" fn nc_copy_var(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> 
 /// # Safety
 /// `memory` and `copy` hold `count` values of `xtypeid`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_copy_data(ncid: c_int, xtypeid: nc_type, memory: *const c_void, count: usize, copy: *mut c_void) -> c_int {
+pub unsafe extern "C" fn nc_copy_data(
+    ncid: c_int,
+    xtypeid: nc_type,
+    memory: *const c_void,
+    count: usize,
+    copy: *mut c_void,
+) -> c_int {
     guard("nc_copy_data", || copy_data(ncid, xtypeid, memory, count, copy))
 }
 
-unsafe fn copy_data(ncid: c_int, xtypeid: nc_type, memory: *const c_void, count: usize, copy: *mut c_void) -> NcResult<()> {
+unsafe fn copy_data(
+    ncid: c_int,
+    xtypeid: nc_type,
+    memory: *const c_void,
+    count: usize,
+    copy: *mut c_void,
+) -> NcResult<()> {
     read(ncid, |_, _| Ok(()))?;
     if !is_atomic(xtypeid) {
         return Err(NcError::new(NC_EBADTYPE));
@@ -550,7 +643,13 @@ unsafe fn copy_data(ncid: c_int, xtypeid: nc_type, memory: *const c_void, count:
 /// # Safety
 /// `memory` holds `count` values of `xtypeid`; `copyp` points to a pointer.
 #[no_mangle]
-pub unsafe extern "C" fn nc_copy_data_all(ncid: c_int, xtypeid: nc_type, memory: *const c_void, count: usize, copyp: *mut *mut c_void) -> c_int {
+pub unsafe extern "C" fn nc_copy_data_all(
+    ncid: c_int,
+    xtypeid: nc_type,
+    memory: *const c_void,
+    count: usize,
+    copyp: *mut *mut c_void,
+) -> c_int {
     guard("nc_copy_data_all", || {
         non_null(copyp)?;
         let size = type_size(xtypeid).ok_or(NcError::new(NC_EBADTYPE))?;

@@ -118,12 +118,30 @@ unsafe extern "C" fn d_inq_type(ncid: c_int, xtype: nc_type, name: *mut c_char, 
     fwd("nczarr_rs_udf_inq_type", ncid, |n| files::nc_inq_type(n, xtype, name, size))
 }
 
-unsafe extern "C" fn d_get_vara(ncid: c_int, varid: c_int, start: *const usize, count: *const usize, value: *mut c_void, memtype: nc_type) -> c_int {
-    fwd("nczarr_rs_udf_get_vara", ncid, |n| status(data::get(n, varid, data::Kind::Vara, start, count, null(), null(), value, memtype)))
+unsafe extern "C" fn d_get_vara(
+    ncid: c_int,
+    varid: c_int,
+    start: *const usize,
+    count: *const usize,
+    value: *mut c_void,
+    memtype: nc_type,
+) -> c_int {
+    fwd("nczarr_rs_udf_get_vara", ncid, |n| {
+        status(data::get(n, varid, data::Kind::Vara, start, count, null(), null(), value, memtype))
+    })
 }
 
-unsafe extern "C" fn d_put_vara(ncid: c_int, varid: c_int, start: *const usize, count: *const usize, value: *const c_void, memtype: nc_type) -> c_int {
-    fwd("nczarr_rs_udf_put_vara", ncid, |n| status(data::put(n, varid, data::Kind::Vara, start, count, null(), null(), value, memtype)))
+unsafe extern "C" fn d_put_vara(
+    ncid: c_int,
+    varid: c_int,
+    start: *const usize,
+    count: *const usize,
+    value: *const c_void,
+    memtype: nc_type,
+) -> c_int {
+    fwd("nczarr_rs_udf_put_vara", ncid, |n| {
+        status(data::put(n, varid, data::Kind::Vara, start, count, null(), null(), value, memtype))
+    })
 }
 
 unsafe extern "C" fn d_get_vars(
@@ -135,7 +153,9 @@ unsafe extern "C" fn d_get_vars(
     value: *mut c_void,
     memtype: nc_type,
 ) -> c_int {
-    fwd("nczarr_rs_udf_get_vars", ncid, |n| status(data::get(n, varid, data::Kind::Vars, start, count, stride, null(), value, memtype)))
+    fwd("nczarr_rs_udf_get_vars", ncid, |n| {
+        status(data::get(n, varid, data::Kind::Vars, start, count, stride, null(), value, memtype))
+    })
 }
 
 unsafe extern "C" fn d_put_vars(
@@ -147,7 +167,9 @@ unsafe extern "C" fn d_put_vars(
     value: *const c_void,
     memtype: nc_type,
 ) -> c_int {
-    fwd("nczarr_rs_udf_put_vars", ncid, |n| status(data::put(n, varid, data::Kind::Vars, start, count, stride, null(), value, memtype)))
+    fwd("nczarr_rs_udf_put_vars", ncid, |n| {
+        status(data::put(n, varid, data::Kind::Vars, start, count, stride, null(), value, memtype))
+    })
 }
 
 unsafe extern "C" fn d_get_varm(
@@ -160,7 +182,9 @@ unsafe extern "C" fn d_get_varm(
     value: *mut c_void,
     memtype: nc_type,
 ) -> c_int {
-    fwd("nczarr_rs_udf_get_varm", ncid, |n| status(data::get(n, varid, data::Kind::Varm, start, count, stride, imap, value, memtype)))
+    fwd("nczarr_rs_udf_get_varm", ncid, |n| {
+        status(data::get(n, varid, data::Kind::Varm, start, count, stride, imap, value, memtype))
+    })
 }
 
 unsafe extern "C" fn d_put_varm(
@@ -173,10 +197,18 @@ unsafe extern "C" fn d_put_varm(
     value: *const c_void,
     memtype: nc_type,
 ) -> c_int {
-    fwd("nczarr_rs_udf_put_varm", ncid, |n| status(data::put(n, varid, data::Kind::Varm, start, count, stride, imap, value, memtype)))
+    fwd("nczarr_rs_udf_put_varm", ncid, |n| {
+        status(data::put(n, varid, data::Kind::Varm, start, count, stride, imap, value, memtype))
+    })
 }
 
-unsafe extern "C" fn d_get_att(ncid: c_int, varid: c_int, name: *const c_char, value: *mut c_void, memtype: nc_type) -> c_int {
+unsafe extern "C" fn d_get_att(
+    ncid: c_int,
+    varid: c_int,
+    name: *const c_char,
+    value: *mut c_void,
+    memtype: nc_type,
+) -> c_int {
     fwd("nczarr_rs_udf_get_att", ncid, |n| status(atts::get_att(n, varid, name, value, memtype)))
 }
 
@@ -299,6 +331,7 @@ forward! {
     d_inq_grpname => files::nc_inq_grpname(name: *mut c_char);
     d_inq_grpname_full => files::nc_inq_grpname_full(l: *mut usize, name: *mut c_char);
     d_inq_varids => vars::nc_inq_varids(n: *mut c_int, ids: *mut c_int);
+    d_inq_dimids => files::nc_inq_dimids(nd: *mut c_int, ids: *mut c_int, parents: c_int);
     d_inq_typeids => files::nc_inq_typeids(n: *mut c_int, ids: *mut c_int);
     d_rename_grp => files::nc_rename_grp(name: *const c_char);
     d_inq_typeid => files::nc_inq_typeid(name: *const c_char, t: *mut nc_type);
@@ -358,7 +391,12 @@ unsafe extern "C" fn d_inq_grps(ncid: c_int, n_out: *mut c_int, ids: *mut c_int)
 }
 
 /// Forwards a slot that returns a group ncid, in netCDF-C's numbering.
-unsafe fn theirs_out(name: &'static str, ncid: c_int, outp: *mut c_int, f: impl FnOnce(c_int, *mut c_int) -> c_int) -> c_int {
+unsafe fn theirs_out(
+    name: &'static str,
+    ncid: c_int,
+    outp: *mut c_int,
+    f: impl FnOnce(c_int, *mut c_int) -> c_int,
+) -> c_int {
     let mut g = 0;
     let rc = fwd(name, ncid, |n| f(n, &mut g));
     if rc == NC_NOERR && !outp.is_null() {
@@ -464,15 +502,13 @@ static TABLE: LazyLock<Table> = LazyLock::new(|| Table {
     ],
 });
 
-unsafe extern "C" fn d_inq_dimids(ncid: c_int, n: *mut c_int, ids: *mut c_int, parents: c_int) -> c_int {
-    fwd("nczarr_rs_udf_inq_dimids", ncid, |o| files::nc_inq_dimids(o, n, ids, parents))
-}
-
 /// The dispatch table for netCDF-C's `nc_def_user_format` (and the `INIT`
 /// function of netCDF-C 4.10's `.ncrc` UDF plugins). The table is static.
 #[no_mangle]
 pub extern "C" fn nczarr_rs_udf_dispatch() -> *const NC_Dispatch {
-    super::boundary::guard_or("nczarr_rs_udf_dispatch", std::ptr::null(), || &*TABLE as *const Table as *const NC_Dispatch)
+    super::boundary::guard_or("nczarr_rs_udf_dispatch", std::ptr::null(), || {
+        &*TABLE as *const Table as *const NC_Dispatch
+    })
 }
 
 #[cfg(test)]

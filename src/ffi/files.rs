@@ -64,7 +64,12 @@ pub unsafe extern "C" fn nc_open(path: *const c_char, mode: c_int, ncidp: *mut c
 /// # Safety
 /// As `nc_open`; `chunksizehintp` may be NULL.
 #[no_mangle]
-pub unsafe extern "C" fn nc__open(path: *const c_char, mode: c_int, chunksizehintp: *mut usize, ncidp: *mut c_int) -> c_int {
+pub unsafe extern "C" fn nc__open(
+    path: *const c_char,
+    mode: c_int,
+    chunksizehintp: *mut usize,
+    ncidp: *mut c_int,
+) -> c_int {
     let _ = chunksizehintp;
     guard("nc__open", || new_dataset(path, mode, ncidp, false))
 }
@@ -136,7 +141,13 @@ pub unsafe extern "C" fn nc_set_fill(ncid: c_int, fillmode: c_int, old_modep: *m
 /// # Safety
 /// Each output is NULL or points to an `int`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_inq(ncid: c_int, ndimsp: *mut c_int, nvarsp: *mut c_int, nattsp: *mut c_int, unlimdimidp: *mut c_int) -> c_int {
+pub unsafe extern "C" fn nc_inq(
+    ncid: c_int,
+    ndimsp: *mut c_int,
+    nvarsp: *mut c_int,
+    nattsp: *mut c_int,
+    unlimdimidp: *mut c_int,
+) -> c_int {
     guard("nc_inq", || {
         let (nd, nv, na, ul) = read(ncid, |ds, gid| {
             let g = &ds.groups[gid];
@@ -278,7 +289,9 @@ pub unsafe extern "C" fn nc_rename_grp(grpid: c_int, name: *const c_char) -> c_i
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *mut c_int) -> c_int {
     guard("nc_inq_grps", || {
-        let kids = read(ncid, |ds, gid| Ok(ds.groups[gid].children.iter().map(|&c| sibling_ncid(ncid, c)).collect::<Vec<_>>()))?;
+        let kids = read(ncid, |ds, gid| {
+            Ok(ds.groups[gid].children.iter().map(|&c| sibling_ncid(ncid, c)).collect::<Vec<_>>())
+        })?;
         out(numgrps, kids.len() as c_int);
         out_slice(ncids, &kids);
         Ok(())
@@ -494,11 +507,17 @@ pub unsafe extern "C" fn nc_inq_dimlen(ncid: c_int, dimid: c_int, lenp: *mut usi
 /// # Safety
 /// Outputs are NULL or large enough.
 #[no_mangle]
-pub unsafe extern "C" fn nc_inq_dimids(ncid: c_int, ndims: *mut c_int, dimids: *mut c_int, include_parents: c_int) -> c_int {
+pub unsafe extern "C" fn nc_inq_dimids(
+    ncid: c_int,
+    ndims: *mut c_int,
+    dimids: *mut c_int,
+    include_parents: c_int,
+) -> c_int {
     guard("nc_inq_dimids", || {
         let ids = read(ncid, |ds, gid| {
             let groups = if include_parents != 0 { ds.ancestry(gid) } else { vec![gid] };
-            let mut ids: Vec<c_int> = groups.iter().flat_map(|&g| ds.groups[g].dims.iter().map(|&d| d as c_int)).collect();
+            let mut ids: Vec<c_int> =
+                groups.iter().flat_map(|&g| ds.groups[g].dims.iter().map(|&d| d as c_int)).collect();
             ids.sort_unstable();
             Ok(ids)
         })?;

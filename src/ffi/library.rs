@@ -24,9 +24,7 @@ pub extern "C" fn nc_inq_libvers() -> *const c_char {
 }
 
 static LIBRARY_TEXTS: LazyLock<HashMap<i32, CString>> = LazyLock::new(|| {
-    (-200..=0)
-        .map(|code| (code, CString::new(error_text(code)).expect("no NUL in error texts")))
-        .collect()
+    (-200..=0).map(|code| (code, CString::new(error_text(code)).expect("no NUL in error texts"))).collect()
 });
 
 /// Texts of system errors, made once per errno and kept for the life of the

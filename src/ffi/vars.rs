@@ -169,7 +169,12 @@ pub unsafe extern "C" fn nc_rename_var(ncid: c_int, varid: c_int, name: *const c
 /// # Safety
 /// `chunksizesp` is NULL or holds one size per dimension.
 #[no_mangle]
-pub unsafe extern "C" fn nc_def_var_chunking(ncid: c_int, varid: c_int, storage: c_int, chunksizesp: *const usize) -> c_int {
+pub unsafe extern "C" fn nc_def_var_chunking(
+    ncid: c_int,
+    varid: c_int,
+    storage: c_int,
+    chunksizesp: *const usize,
+) -> c_int {
     guard("nc_def_var_chunking", || {
         not_global(varid)?;
         write(ncid, |ds, gid| {
@@ -188,7 +193,12 @@ pub unsafe extern "C" fn nc_def_var_chunking(ncid: c_int, varid: c_int, storage:
 /// `storagep` is NULL or points to an `int`; `chunksizesp` is NULL or holds
 /// one `size_t` per dimension.
 #[no_mangle]
-pub unsafe extern "C" fn nc_inq_var_chunking(ncid: c_int, varid: c_int, storagep: *mut c_int, chunksizesp: *mut usize) -> c_int {
+pub unsafe extern "C" fn nc_inq_var_chunking(
+    ncid: c_int,
+    varid: c_int,
+    storagep: *mut c_int,
+    chunksizesp: *mut usize,
+) -> c_int {
     guard("nc_inq_var_chunking", || {
         not_global(varid)?;
         let (s, c) = read(ncid, |ds, gid| ds.inq_var_chunking(gid, varid))?;
@@ -201,7 +211,12 @@ pub unsafe extern "C" fn nc_inq_var_chunking(ncid: c_int, varid: c_int, storagep
 /// # Safety
 /// `fill_value` is NULL or points to one value of the variable's type.
 #[no_mangle]
-pub unsafe extern "C" fn nc_def_var_fill(ncid: c_int, varid: c_int, no_fill: c_int, fill_value: *const c_void) -> c_int {
+pub unsafe extern "C" fn nc_def_var_fill(
+    ncid: c_int,
+    varid: c_int,
+    no_fill: c_int,
+    fill_value: *const c_void,
+) -> c_int {
     guard("nc_def_var_fill", || {
         not_global(varid)?;
         write(ncid, |ds, gid| {
@@ -216,7 +231,12 @@ pub unsafe extern "C" fn nc_def_var_fill(ncid: c_int, varid: c_int, no_fill: c_i
 /// `no_fill` is NULL or points to an `int`; `fill_valuep` is NULL or holds
 /// one value of the variable's type (a `char*` to free for strings).
 #[no_mangle]
-pub unsafe extern "C" fn nc_inq_var_fill(ncid: c_int, varid: c_int, no_fill: *mut c_int, fill_valuep: *mut c_void) -> c_int {
+pub unsafe extern "C" fn nc_inq_var_fill(
+    ncid: c_int,
+    varid: c_int,
+    no_fill: *mut c_int,
+    fill_valuep: *mut c_void,
+) -> c_int {
     guard("nc_inq_var_fill", || {
         not_global(varid)?;
         let (nf, value) = read(ncid, |ds, gid| ds.inq_var_fill(gid, varid))?;
@@ -275,7 +295,13 @@ fn codec_level(codec: &serde_json::Value) -> c_int {
 /// # Safety
 /// Outputs are NULL or point to `int`s.
 #[no_mangle]
-pub unsafe extern "C" fn nc_inq_var_deflate(ncid: c_int, varid: c_int, shufflep: *mut c_int, deflatep: *mut c_int, deflate_levelp: *mut c_int) -> c_int {
+pub unsafe extern "C" fn nc_inq_var_deflate(
+    ncid: c_int,
+    varid: c_int,
+    shufflep: *mut c_int,
+    deflatep: *mut c_int,
+    deflate_levelp: *mut c_int,
+) -> c_int {
     guard("nc_inq_var_deflate", || {
         not_global(varid)?;
         let (sh, level) = read(ncid, |ds, gid| {
@@ -297,7 +323,9 @@ pub unsafe extern "C" fn nc_inq_var_deflate(ncid: c_int, varid: c_int, shufflep:
 pub unsafe extern "C" fn nc_inq_var_fletcher32(ncid: c_int, varid: c_int, fletcher32p: *mut c_int) -> c_int {
     guard("nc_inq_var_fletcher32", || {
         not_global(varid)?;
-        let f = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.codecs.iter().any(|c| filter_id(c) == Some(H5Z_FILTER_FLETCHER32))))?;
+        let f = read(ncid, |ds, gid| {
+            Ok(ds.var(gid, varid)?.codecs.iter().any(|c| filter_id(c) == Some(H5Z_FILTER_FLETCHER32)))
+        })?;
         out(fletcher32p, f as c_int);
         Ok(())
     })
@@ -308,10 +336,16 @@ pub unsafe extern "C" fn nc_inq_var_fletcher32(ncid: c_int, varid: c_int, fletch
 /// # Safety
 /// `nfiltersp` is NULL or points to a `size_t`; `ids` is NULL or large enough.
 #[no_mangle]
-pub unsafe extern "C" fn nc_inq_var_filter_ids(ncid: c_int, varid: c_int, nfiltersp: *mut usize, ids: *mut c_uint) -> c_int {
+pub unsafe extern "C" fn nc_inq_var_filter_ids(
+    ncid: c_int,
+    varid: c_int,
+    nfiltersp: *mut usize,
+    ids: *mut c_uint,
+) -> c_int {
     guard("nc_inq_var_filter_ids", || {
         not_global(varid)?;
-        let f: Vec<c_uint> = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.codecs.iter().filter_map(filter_id).collect()))?;
+        let f: Vec<c_uint> =
+            read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.codecs.iter().filter_map(filter_id).collect()))?;
         out(nfiltersp, f.len());
         out_slice(ids, &f);
         Ok(())
@@ -323,7 +357,13 @@ pub unsafe extern "C" fn nc_inq_var_filter_ids(ncid: c_int, varid: c_int, nfilte
 /// # Safety
 /// `nparamsp` is NULL or points to a `size_t`; `params` is NULL or large enough.
 #[no_mangle]
-pub unsafe extern "C" fn nc_inq_var_filter_info(ncid: c_int, varid: c_int, id: c_uint, nparamsp: *mut usize, params: *mut c_uint) -> c_int {
+pub unsafe extern "C" fn nc_inq_var_filter_info(
+    ncid: c_int,
+    varid: c_int,
+    id: c_uint,
+    nparamsp: *mut usize,
+    params: *mut c_uint,
+) -> c_int {
     guard("nc_inq_var_filter_info", || {
         not_global(varid)?;
         let p: Vec<c_uint> = read(ncid, |ds, gid| {
@@ -347,7 +387,13 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(ncid: c_int, varid: c_int, id: c
 /// # Safety
 /// Outputs are NULL or large enough.
 #[no_mangle]
-pub unsafe extern "C" fn nc_inq_var_filter(ncid: c_int, varid: c_int, idp: *mut c_uint, nparamsp: *mut usize, params: *mut c_uint) -> c_int {
+pub unsafe extern "C" fn nc_inq_var_filter(
+    ncid: c_int,
+    varid: c_int,
+    idp: *mut c_uint,
+    nparamsp: *mut usize,
+    params: *mut c_uint,
+) -> c_int {
     guard("nc_inq_var_filter", || {
         not_global(varid)?;
         let (id, p) = read(ncid, |ds, gid| {
@@ -370,7 +416,13 @@ pub unsafe extern "C" fn nc_inq_var_filter(ncid: c_int, varid: c_int, idp: *mut 
 /// Deflate (zlib) and shuffle, stored as the Zarr codecs `zlib` and
 /// `shuffle`. Only before the variable is on disk (`NC_ELATEDEF`).
 #[no_mangle]
-pub extern "C" fn nc_def_var_deflate(ncid: c_int, varid: c_int, shuffle: c_int, deflate: c_int, deflate_level: c_int) -> c_int {
+pub extern "C" fn nc_def_var_deflate(
+    ncid: c_int,
+    varid: c_int,
+    shuffle: c_int,
+    deflate: c_int,
+    deflate_level: c_int,
+) -> c_int {
     guard("nc_def_var_deflate", || {
         not_global(varid)?;
         write(ncid, |ds, gid| ds.def_var_deflate(gid, varid, shuffle != 0, deflate != 0, deflate_level))
@@ -383,7 +435,13 @@ pub extern "C" fn nc_def_var_deflate(ncid: c_int, varid: c_int, shuffle: c_int, 
 /// # Safety
 /// `parms` holds `nparams` values (it may be NULL when `nparams` is 0).
 #[no_mangle]
-pub unsafe extern "C" fn nc_def_var_filter(ncid: c_int, varid: c_int, id: c_uint, nparams: usize, parms: *const c_uint) -> c_int {
+pub unsafe extern "C" fn nc_def_var_filter(
+    ncid: c_int,
+    varid: c_int,
+    id: c_uint,
+    nparams: usize,
+    parms: *const c_uint,
+) -> c_int {
     guard("nc_def_var_filter", || {
         not_global(varid)?;
         let params = in_slice(parms, nparams)?;
@@ -418,7 +476,12 @@ pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
 /// # Safety
 /// Outputs are NULL or point to `int`s.
 #[no_mangle]
-pub unsafe extern "C" fn nc_inq_var_quantize(ncid: c_int, varid: c_int, quantize_modep: *mut c_int, nsdp: *mut c_int) -> c_int {
+pub unsafe extern "C" fn nc_inq_var_quantize(
+    ncid: c_int,
+    varid: c_int,
+    quantize_modep: *mut c_int,
+    nsdp: *mut c_int,
+) -> c_int {
     guard("nc_inq_var_quantize", || {
         not_global(varid)?;
         read(ncid, |ds, gid| ds.var(gid, varid).map(|_| ()))?;

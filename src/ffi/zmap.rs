@@ -257,4 +257,3 @@ pub extern "C" fn nczmap_features(imp: NCZM_IMPL) -> NCZM_FEATURES {
         Err(_) => NCZM_UNIMPLEMENTED,
     })
 }
-

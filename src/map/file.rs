@@ -13,8 +13,7 @@
 //!   path never costs a user their data.
 
 use super::{
-    checked_range, splice, Features, ListableStore, MapError, MapResult, ReadableStore, Store, StoreKey,
-    WritableStore,
+    checked_range, splice, Features, ListableStore, MapError, MapResult, ReadableStore, Store, StoreKey, WritableStore,
 };
 use std::fs;
 use std::io::{self, ErrorKind, Read, Write};
@@ -172,7 +171,8 @@ impl FileStore {
         let tmp = dir.join(format!("{TMP_PREFIX}{}.{n}", std::process::id()));
         let result = (|| {
             let mut f = fs::File::create(&tmp)?;
-            let mut slices: Vec<io::IoSlice> = parts.iter().filter(|p| !p.is_empty()).map(|p| io::IoSlice::new(p)).collect();
+            let mut slices: Vec<io::IoSlice> =
+                parts.iter().filter(|p| !p.is_empty()).map(|p| io::IoSlice::new(p)).collect();
             let mut rest = &mut slices[..];
             while !rest.is_empty() {
                 // at most IOV_MAX (1024) slices per call

@@ -46,10 +46,7 @@ impl MemoryStore {
 
     pub fn open(location: &str, writable: bool) -> MapResult<Self> {
         let name = store_name(location)?;
-        let objects = registry()
-            .get(&name)
-            .cloned()
-            .ok_or_else(|| MapError::RootNotFound(location.to_string()))?;
+        let objects = registry().get(&name).cloned().ok_or_else(|| MapError::RootNotFound(location.to_string()))?;
         Ok(MemoryStore { name, objects, writable })
     }
 

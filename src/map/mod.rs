@@ -184,12 +184,7 @@ impl Driver {
 }
 
 /// Checks that `start..start+count` lies inside an object of length `len`.
-pub(crate) fn checked_range(
-    key: &StoreKey,
-    start: u64,
-    count: u64,
-    len: u64,
-) -> MapResult<std::ops::Range<usize>> {
+pub(crate) fn checked_range(key: &StoreKey, start: u64, count: u64, len: u64) -> MapResult<std::ops::Range<usize>> {
     match start.checked_add(count) {
         Some(end) if end <= len => Ok(start as usize..end as usize),
         _ => Err(MapError::OutOfRange { key: key.to_string(), start, count, len }),

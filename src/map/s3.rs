@@ -184,7 +184,8 @@ struct Known {
 impl S3Store {
     fn connect(location: &str, writable: bool) -> MapResult<Self> {
         let loc = parse_location(location)?;
-        let profile = loc.profile.clone().or_else(|| std::env::var("AWS_PROFILE").ok()).unwrap_or_else(|| "default".into());
+        let profile =
+            loc.profile.clone().or_else(|| std::env::var("AWS_PROFILE").ok()).unwrap_or_else(|| "default".into());
         let mut settings = HashMap::new();
         if profile != "none" {
             for (env, name) in [("AWS_CONFIG_FILE", "config"), ("AWS_SHARED_CREDENTIALS_FILE", "credentials")] {
@@ -220,7 +221,13 @@ impl S3Store {
             }
         }
         let store = b.build().map_err(|e| MapError::InvalidLocation(format!("{location}: {e}")))?;
-        Ok(S3Store { store, root: loc.prefix.clone(), location: location.to_string(), writable, known: Default::default() })
+        Ok(S3Store {
+            store,
+            root: loc.prefix.clone(),
+            location: location.to_string(),
+            writable,
+            known: Default::default(),
+        })
     }
 
     fn path(&self, key: &StoreKey) -> OsPath {
@@ -236,7 +243,8 @@ impl S3Store {
         let p = self.path(prefix);
         let root_len = if self.root.is_empty() { 0 } else { self.root.len() + 1 };
         let metas: Vec<object_store::ObjectMeta> =
-            block(self.store.list(if p.as_ref().is_empty() { None } else { Some(&p) }).try_collect()).map_err(os_err)?;
+            block(self.store.list(if p.as_ref().is_empty() { None } else { Some(&p) }).try_collect())
+                .map_err(os_err)?;
         let mut keys = Vec::new();
         for m in metas {
             let full = m.location.as_ref();
@@ -419,7 +427,8 @@ impl ListableStore for S3Store {
             return Ok(Some(Vec::new()));
         }
         let p = self.path(prefix);
-        let listing = block(self.store.list_with_delimiter(if p.as_ref().is_empty() { None } else { Some(&p) })).map_err(os_err)?;
+        let listing = block(self.store.list_with_delimiter(if p.as_ref().is_empty() { None } else { Some(&p) }))
+            .map_err(os_err)?;
         let base = p.as_ref().len() + usize::from(!p.as_ref().is_empty());
         let mut names = BTreeSet::new();
         for cp in &listing.common_prefixes {
@@ -480,13 +489,19 @@ mod tests {
         let l = parse_location("s3://bucket/a/b#mode=nczarr,s3&aws.region=eu-west-3").unwrap();
         assert_eq!((l.bucket.as_str(), l.prefix.as_str(), l.region.as_deref()), ("bucket", "a/b", Some("eu-west-3")));
         let l = parse_location("https://bkt.s3.us-west-2.amazonaws.com/k/x").unwrap();
-        assert_eq!((l.endpoint, l.bucket.as_str(), l.prefix.as_str(), l.region.as_deref()), (None, "bkt", "k/x", Some("us-west-2")));
+        assert_eq!(
+            (l.endpoint, l.bucket.as_str(), l.prefix.as_str(), l.region.as_deref()),
+            (None, "bkt", "k/x", Some("us-west-2"))
+        );
         let l = parse_location("https://s3.amazonaws.com/bkt/k#aws.profile=none").unwrap();
         assert_eq!((l.bucket.as_str(), l.prefix.as_str(), l.profile.as_deref()), ("bkt", "k", Some("none")));
         let l = parse_location("https://my.bucket.s3.amazonaws.com/").unwrap();
         assert_eq!((l.bucket.as_str(), l.prefix.as_str()), ("my.bucket", ""));
         let l = parse_location("http://127.0.0.1:5555/test/ds.zarr#mode=nczarr,s3").unwrap();
-        assert_eq!((l.endpoint.as_deref(), l.bucket.as_str(), l.prefix.as_str()), (Some("http://127.0.0.1:5555"), "test", "ds.zarr"));
+        assert_eq!(
+            (l.endpoint.as_deref(), l.bucket.as_str(), l.prefix.as_str()),
+            (Some("http://127.0.0.1:5555"), "test", "ds.zarr")
+        );
         for bad in ["s3://", "http://host/", "ftp://h/b/k", "https://weird.amazonaws.com/b/k"] {
             assert!(parse_location(bad).is_err(), "{bad}");
         }
@@ -496,7 +511,11 @@ mod tests {
     fn profiles_from_ini() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("config");
-        std::fs::write(&p, "[default]\nregion = us-east-2\n[profile work]\naws_region=eu-north-1\naws_access_key_id = AK\n").unwrap();
+        std::fs::write(
+            &p,
+            "[default]\nregion = us-east-2\n[profile work]\naws_region=eu-north-1\naws_access_key_id = AK\n",
+        )
+        .unwrap();
         assert_eq!(ini_section(&p, "default").get("region").map(String::as_str), Some("us-east-2"));
         let w = ini_section(&p, "work");
         assert_eq!((w["aws_region"].as_str(), w["aws_access_key_id"].as_str()), ("eu-north-1", "AK"));

@@ -2,8 +2,8 @@
 //! root (zipping a `file` dataset's directory from inside gives one).
 //!
 //! The archive's objects are held in memory while the dataset is open. A
-//! writable dataset is written back as a whole, atomically (temporary file
-//! + rename), at `flush` (`nc_sync`, `nc_close`, `nczmap_close`). Entries are
+//! writable dataset is written back as a whole, atomically (a temporary
+//! file, then a rename), at `flush` (`nc_sync`, `nc_close`, `nczmap_close`). Entries are
 //! written uncompressed (codecs compress chunks already), and archives
 //! using deflate are read too.
 
@@ -33,7 +33,8 @@ fn io_err(path: &Path, e: std::io::Error) -> MapError {
 /// True if `path` is a file that starts like a zip archive.
 fn looks_like_zip(path: &Path) -> bool {
     let mut magic = [0u8; 4];
-    fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && (magic == *b"PK\x03\x04" || magic == *b"PK\x05\x06")
+    fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok()
+        && (magic == *b"PK\x03\x04" || magic == *b"PK\x05\x06")
 }
 
 impl ZipStore {
@@ -41,7 +42,9 @@ impl ZipStore {
         let path = local_path(location)?;
         match fs::symlink_metadata(&path) {
             Ok(_) if !clobber => return Err(MapError::AlreadyExists(path.display().to_string())),
-            Ok(m) if m.is_dir() || !looks_like_zip(&path) => return Err(MapError::NotAStore(path.display().to_string())),
+            Ok(m) if m.is_dir() || !looks_like_zip(&path) => {
+                return Err(MapError::NotAStore(path.display().to_string()))
+            }
             _ => {}
         }
         let s = ZipStore::empty(path, true);
@@ -55,10 +58,13 @@ impl ZipStore {
         let file = match fs::File::open(&path) {
             Ok(f) if f.metadata().map(|m| m.is_file()).unwrap_or(false) => f,
             Ok(_) => return Err(MapError::RootNotFound(path.display().to_string())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(MapError::RootNotFound(path.display().to_string())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(MapError::RootNotFound(path.display().to_string()))
+            }
             Err(e) => return Err(io_err(&path, e)),
         };
-        let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(|e| MapError::Corrupt(format!("{}: {e}", path.display())))?;
+        let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file))
+            .map_err(|e| MapError::Corrupt(format!("{}: {e}", path.display())))?;
         let s = ZipStore::empty(path, writable);
         for i in 0..archive.len() {
             let mut entry = archive.by_index(i).map_err(|e| MapError::Corrupt(format!("{}: {e}", s.path.display())))?;
