@@ -13,24 +13,13 @@ use crate::engine::consts::*;
 use crate::engine::error::*;
 use crate::engine::types::{is_atomic, range_result};
 use crate::engine::{NcError, NcResult};
-use std::os::raw::{
-    c_char, c_double, c_float, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulonglong, c_ushort,
-    c_void,
-};
+use std::os::raw::{c_char, c_double, c_float, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 
 /// The memory type of C `long`.
 const LONG_TYPE: nc_type = if std::mem::size_of::<c_long>() == 8 { NC_INT64 } else { NC_INT };
 
 /// Stores `len` values of `memtype` at `op` as attribute `name` of type `xtype`.
-pub(crate) unsafe fn put_att(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    xtype: nc_type,
-    len: usize,
-    op: *const c_void,
-    memtype: nc_type,
-) -> NcResult<()> {
+pub(crate) unsafe fn put_att(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_void, memtype: nc_type) -> NcResult<()> {
     let name = c_str(name)?;
     if !is_atomic(xtype) {
         return Err(NcError::new(NC_EBADTYPE));
@@ -42,13 +31,7 @@ pub(crate) unsafe fn put_att(
 }
 
 /// Reads attribute `name` into `ip` as `memtype` (`NC_NAT`: its own type).
-pub(crate) unsafe fn get_att(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    ip: *mut c_void,
-    memtype: nc_type,
-) -> NcResult<()> {
+pub(crate) unsafe fn get_att(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_void, memtype: nc_type) -> NcResult<()> {
     let name = c_str(name)?;
     let values = read(ncid, |ds, gid| ds.get_att(gid, varid, name))?;
     let memtype = if memtype == NC_NAT { values.nc_type() } else { memtype };
@@ -62,14 +45,7 @@ pub(crate) unsafe fn get_att(
 /// # Safety
 /// `name` is a NUL-terminated string; `op` holds `len` values of `xtype`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_att(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    xtype: nc_type,
-    len: usize,
-    op: *const c_void,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_att(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_void) -> c_int {
     guard("nc_put_att", || put_att(ncid, varid, name, xtype, len, op, xtype))
 }
 
@@ -78,13 +54,7 @@ pub unsafe extern "C" fn nc_put_att(
 /// # Safety
 /// `name` is a NUL-terminated string; `op` holds `len` characters.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_att_text(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    len: usize,
-    op: *const c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_att_text(ncid: c_int, varid: c_int, name: *const c_char, len: usize, op: *const c_char) -> c_int {
     guard("nc_put_att_text", || put_att(ncid, varid, name, NC_CHAR, len, op.cast(), NC_CHAR))
 }
 
@@ -93,181 +63,91 @@ pub unsafe extern "C" fn nc_put_att_text(
 /// # Safety
 /// `name` is a NUL-terminated string; `op` holds `len` string pointers.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_att_string(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    len: usize,
-    op: *mut *const c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_att_string(ncid: c_int, varid: c_int, name: *const c_char, len: usize, op: *mut *const c_char) -> c_int {
     guard("nc_put_att_string", || put_att(ncid, varid, name, NC_STRING, len, op as *const c_void, NC_STRING))
 }
 
 /// # Safety
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_att_schar(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    xtype: nc_type,
-    len: usize,
-    op: *const c_schar,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_att_schar(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_schar) -> c_int {
     guard("nc_put_att_schar", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_BYTE))
 }
 
 /// # Safety
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_att_uchar(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    xtype: nc_type,
-    len: usize,
-    op: *const c_uchar,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_att_uchar(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_uchar) -> c_int {
     guard("nc_put_att_uchar", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_UBYTE))
 }
 
 /// # Safety
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_att_short(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    xtype: nc_type,
-    len: usize,
-    op: *const c_short,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_att_short(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_short) -> c_int {
     guard("nc_put_att_short", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_SHORT))
 }
 
 /// # Safety
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_att_int(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    xtype: nc_type,
-    len: usize,
-    op: *const c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_att_int(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_int) -> c_int {
     guard("nc_put_att_int", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_INT))
 }
 
 /// # Safety
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_att_long(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    xtype: nc_type,
-    len: usize,
-    op: *const c_long,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_att_long(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_long) -> c_int {
     guard("nc_put_att_long", || put_att(ncid, varid, name, xtype, len, op.cast(), LONG_TYPE))
 }
 
 /// # Safety
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_att_float(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    xtype: nc_type,
-    len: usize,
-    op: *const c_float,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_att_float(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_float) -> c_int {
     guard("nc_put_att_float", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_FLOAT))
 }
 
 /// # Safety
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_att_double(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    xtype: nc_type,
-    len: usize,
-    op: *const c_double,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_att_double(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_double) -> c_int {
     guard("nc_put_att_double", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_DOUBLE))
 }
 
 /// # Safety
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_att_ubyte(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    xtype: nc_type,
-    len: usize,
-    op: *const c_uchar,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_att_ubyte(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_uchar) -> c_int {
     guard("nc_put_att_ubyte", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_UBYTE))
 }
 
 /// # Safety
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_att_ushort(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    xtype: nc_type,
-    len: usize,
-    op: *const c_ushort,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_att_ushort(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_ushort) -> c_int {
     guard("nc_put_att_ushort", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_USHORT))
 }
 
 /// # Safety
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_att_uint(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    xtype: nc_type,
-    len: usize,
-    op: *const c_uint,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_att_uint(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_uint) -> c_int {
     guard("nc_put_att_uint", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_UINT))
 }
 
 /// # Safety
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_att_longlong(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    xtype: nc_type,
-    len: usize,
-    op: *const c_longlong,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_att_longlong(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_longlong) -> c_int {
     guard("nc_put_att_longlong", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_INT64))
 }
 
 /// # Safety
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_att_ulonglong(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    xtype: nc_type,
-    len: usize,
-    op: *const c_ulonglong,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_att_ulonglong(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_ulonglong) -> c_int {
     guard("nc_put_att_ulonglong", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_UINT64))
 }
 
@@ -293,12 +173,7 @@ pub unsafe extern "C" fn nc_get_att_text(ncid: c_int, varid: c_int, name: *const
 /// # Safety
 /// `name` is a NUL-terminated string; `ip` has room for the pointers.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_att_string(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    ip: *mut *mut c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_att_string(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut *mut c_char) -> c_int {
     guard("nc_get_att_string", || get_att(ncid, varid, name, ip.cast(), NC_STRING))
 }
 
@@ -375,24 +250,14 @@ pub unsafe extern "C" fn nc_get_att_uint(ncid: c_int, varid: c_int, name: *const
 /// # Safety
 /// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_att_longlong(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    ip: *mut c_longlong,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_att_longlong(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_longlong) -> c_int {
     guard("nc_get_att_longlong", || get_att(ncid, varid, name, ip.cast(), NC_INT64))
 }
 
 /// # Safety
 /// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_att_ulonglong(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    ip: *mut c_ulonglong,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_att_ulonglong(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_ulonglong) -> c_int {
     guard("nc_get_att_ulonglong", || get_att(ncid, varid, name, ip.cast(), NC_UINT64))
 }
 
@@ -402,13 +267,7 @@ pub unsafe extern "C" fn nc_get_att_ulonglong(
 /// # Safety
 /// `name` is a NUL-terminated string; outputs are NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn nc_inq_att(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    xtypep: *mut nc_type,
-    lenp: *mut usize,
-) -> c_int {
+pub unsafe extern "C" fn nc_inq_att(ncid: c_int, varid: c_int, name: *const c_char, xtypep: *mut nc_type, lenp: *mut usize) -> c_int {
     guard("nc_inq_att", || {
         let name = c_str(name)?;
         let v = read(ncid, |ds, gid| ds.get_att(gid, varid, name))?;
@@ -461,11 +320,7 @@ pub unsafe extern "C" fn nc_inq_attname(ncid: c_int, varid: c_int, attnum: c_int
     guard("nc_inq_attname", || {
         let n = read(ncid, |ds, gid| {
             let atts = ds.atts(gid, varid)?;
-            usize::try_from(attnum)
-                .ok()
-                .and_then(|i| atts.get(i))
-                .map(|a| a.name.clone())
-                .ok_or(NcError::new(NC_ENOTATT))
+            usize::try_from(attnum).ok().and_then(|i| atts.get(i)).map(|a| a.name.clone()).ok_or(NcError::new(NC_ENOTATT))
         })?;
         out_name(name, &n);
         Ok(())
@@ -485,12 +340,7 @@ pub unsafe extern "C" fn nc_del_att(ncid: c_int, varid: c_int, name: *const c_ch
 /// # Safety
 /// Both names are NUL-terminated strings.
 #[no_mangle]
-pub unsafe extern "C" fn nc_rename_att(
-    ncid: c_int,
-    varid: c_int,
-    name: *const c_char,
-    newname: *const c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_rename_att(ncid: c_int, varid: c_int, name: *const c_char, newname: *const c_char) -> c_int {
     guard("nc_rename_att", || {
         let (old, new) = (c_str(name)?, c_str(newname)?);
         write(ncid, |ds, gid| ds.rename_att(gid, varid, old, new))
@@ -502,13 +352,7 @@ pub unsafe extern "C" fn nc_rename_att(
 /// # Safety
 /// `name` is a NUL-terminated string.
 #[no_mangle]
-pub unsafe extern "C" fn nc_copy_att(
-    ncid_in: c_int,
-    varid_in: c_int,
-    name: *const c_char,
-    ncid_out: c_int,
-    varid_out: c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_copy_att(ncid_in: c_int, varid_in: c_int, name: *const c_char, ncid_out: c_int, varid_out: c_int) -> c_int {
     guard("nc_copy_att", || {
         let name = c_str(name)?;
         let values = read(ncid_in, |ds, gid| ds.get_att(gid, varid_in, name))?;

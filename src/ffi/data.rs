@@ -16,10 +16,7 @@ use crate::engine::error::*;
 use crate::engine::model::Dataset;
 use crate::engine::{NcError, NcResult};
 use std::ffi::CStr;
-use std::os::raw::{
-    c_char, c_double, c_float, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulonglong, c_ushort,
-    c_void,
-};
+use std::os::raw::{c_char, c_double, c_float, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 use std::ptr::null;
 
 /// The memory type of C `long`.
@@ -53,18 +50,10 @@ unsafe fn slab(
         return ds.slab(gid, varid, None, None, None, None, for_write);
     }
     let u64s = |p: *const usize| -> NcResult<Option<Vec<u64>>> {
-        if p.is_null() {
-            Ok(None)
-        } else {
-            Ok(Some(in_slice(p, nd)?.iter().map(|&x| x as u64).collect()))
-        }
+        if p.is_null() { Ok(None) } else { Ok(Some(in_slice(p, nd)?.iter().map(|&x| x as u64).collect())) }
     };
     let i64s = |p: *const isize| -> NcResult<Option<Vec<i64>>> {
-        if p.is_null() {
-            Ok(None)
-        } else {
-            Ok(Some(in_slice(p, nd)?.iter().map(|&x| x as i64).collect()))
-        }
+        if p.is_null() { Ok(None) } else { Ok(Some(in_slice(p, nd)?.iter().map(|&x| x as i64).collect())) }
     };
     let (start, count) = match kind {
         Kind::Var => (None, None),
@@ -207,36 +196,21 @@ pub unsafe extern "C" fn nc_put_var1_text(ncid: c_int, varid: c_int, indexp: *co
 /// # Safety
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_var1_schar(
-    ncid: c_int,
-    varid: c_int,
-    indexp: *const usize,
-    op: *const c_schar,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_var1_schar(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_schar) -> c_int {
     guard("nc_put_var1_schar", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_BYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_var1_uchar(
-    ncid: c_int,
-    varid: c_int,
-    indexp: *const usize,
-    op: *const c_uchar,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_var1_uchar(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_uchar) -> c_int {
     guard("nc_put_var1_uchar", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_UBYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_var1_short(
-    ncid: c_int,
-    varid: c_int,
-    indexp: *const usize,
-    op: *const c_short,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_var1_short(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_short) -> c_int {
     guard("nc_put_var1_short", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_SHORT))
 }
 
@@ -257,48 +231,28 @@ pub unsafe extern "C" fn nc_put_var1_long(ncid: c_int, varid: c_int, indexp: *co
 /// # Safety
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_var1_float(
-    ncid: c_int,
-    varid: c_int,
-    indexp: *const usize,
-    op: *const c_float,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_var1_float(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_float) -> c_int {
     guard("nc_put_var1_float", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_FLOAT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_var1_double(
-    ncid: c_int,
-    varid: c_int,
-    indexp: *const usize,
-    op: *const c_double,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_var1_double(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_double) -> c_int {
     guard("nc_put_var1_double", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_DOUBLE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_var1_ubyte(
-    ncid: c_int,
-    varid: c_int,
-    indexp: *const usize,
-    op: *const c_uchar,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_var1_ubyte(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_uchar) -> c_int {
     guard("nc_put_var1_ubyte", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_UBYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_var1_ushort(
-    ncid: c_int,
-    varid: c_int,
-    indexp: *const usize,
-    op: *const c_ushort,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_var1_ushort(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_ushort) -> c_int {
     guard("nc_put_var1_ushort", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_USHORT))
 }
 
@@ -312,38 +266,21 @@ pub unsafe extern "C" fn nc_put_var1_uint(ncid: c_int, varid: c_int, indexp: *co
 /// # Safety
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_var1_longlong(
-    ncid: c_int,
-    varid: c_int,
-    indexp: *const usize,
-    op: *const c_longlong,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_var1_longlong(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_longlong) -> c_int {
     guard("nc_put_var1_longlong", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_INT64))
 }
 
 /// # Safety
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_var1_ulonglong(
-    ncid: c_int,
-    varid: c_int,
-    indexp: *const usize,
-    op: *const c_ulonglong,
-) -> c_int {
-    guard("nc_put_var1_ulonglong", || {
-        put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_UINT64)
-    })
+pub unsafe extern "C" fn nc_put_var1_ulonglong(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_ulonglong) -> c_int {
+    guard("nc_put_var1_ulonglong", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_UINT64))
 }
 
 /// # Safety
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_var1_string(
-    ncid: c_int,
-    varid: c_int,
-    indexp: *const usize,
-    op: *mut *const c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_var1_string(ncid: c_int, varid: c_int, indexp: *const usize, op: *mut *const c_char) -> c_int {
     guard("nc_put_var1_string", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_STRING))
 }
 
@@ -409,12 +346,7 @@ pub unsafe extern "C" fn nc_get_var1_float(ncid: c_int, varid: c_int, indexp: *c
 /// # Safety
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_var1_double(
-    ncid: c_int,
-    varid: c_int,
-    indexp: *const usize,
-    ip: *mut c_double,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_var1_double(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_double) -> c_int {
     guard("nc_get_var1_double", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_DOUBLE))
 }
 
@@ -428,12 +360,7 @@ pub unsafe extern "C" fn nc_get_var1_ubyte(ncid: c_int, varid: c_int, indexp: *c
 /// # Safety
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_var1_ushort(
-    ncid: c_int,
-    varid: c_int,
-    indexp: *const usize,
-    ip: *mut c_ushort,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_var1_ushort(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_ushort) -> c_int {
     guard("nc_get_var1_ushort", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_USHORT))
 }
 
@@ -447,38 +374,21 @@ pub unsafe extern "C" fn nc_get_var1_uint(ncid: c_int, varid: c_int, indexp: *co
 /// # Safety
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_var1_longlong(
-    ncid: c_int,
-    varid: c_int,
-    indexp: *const usize,
-    ip: *mut c_longlong,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_var1_longlong(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_longlong) -> c_int {
     guard("nc_get_var1_longlong", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_INT64))
 }
 
 /// # Safety
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_var1_ulonglong(
-    ncid: c_int,
-    varid: c_int,
-    indexp: *const usize,
-    ip: *mut c_ulonglong,
-) -> c_int {
-    guard("nc_get_var1_ulonglong", || {
-        get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_UINT64)
-    })
+pub unsafe extern "C" fn nc_get_var1_ulonglong(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_ulonglong) -> c_int {
+    guard("nc_get_var1_ulonglong", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_UINT64))
 }
 
 /// # Safety
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_var1_string(
-    ncid: c_int,
-    varid: c_int,
-    indexp: *const usize,
-    ip: *mut *mut c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_var1_string(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut *mut c_char) -> c_int {
     guard("nc_get_var1_string", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_STRING))
 }
 
@@ -488,197 +398,105 @@ pub unsafe extern "C" fn nc_get_var1_string(
 /// The index arrays hold one entry per dimension (or are NULL where netCDF
 /// allows it); the data pointer is valid for the slab.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vara(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    op: *const c_void,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vara(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_void) -> c_int {
     guard("nc_put_vara", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_NAT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vara_text(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    op: *const c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vara_text(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_char) -> c_int {
     guard("nc_put_vara_text", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_CHAR))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vara_schar(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    op: *const c_schar,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vara_schar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_schar) -> c_int {
     guard("nc_put_vara_schar", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_BYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vara_uchar(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    op: *const c_uchar,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vara_uchar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_uchar) -> c_int {
     guard("nc_put_vara_uchar", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_UBYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vara_short(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    op: *const c_short,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vara_short(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_short) -> c_int {
     guard("nc_put_vara_short", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_SHORT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vara_int(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    op: *const c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vara_int(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_int) -> c_int {
     guard("nc_put_vara_int", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_INT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vara_long(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    op: *const c_long,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vara_long(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_long) -> c_int {
     guard("nc_put_vara_long", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), LONG_TYPE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vara_float(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    op: *const c_float,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vara_float(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_float) -> c_int {
     guard("nc_put_vara_float", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_FLOAT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vara_double(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    op: *const c_double,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vara_double(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_double) -> c_int {
     guard("nc_put_vara_double", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_DOUBLE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vara_ubyte(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    op: *const c_uchar,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vara_ubyte(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_uchar) -> c_int {
     guard("nc_put_vara_ubyte", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_UBYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vara_ushort(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    op: *const c_ushort,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vara_ushort(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_ushort) -> c_int {
     guard("nc_put_vara_ushort", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_USHORT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vara_uint(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    op: *const c_uint,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vara_uint(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_uint) -> c_int {
     guard("nc_put_vara_uint", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_UINT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vara_longlong(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    op: *const c_longlong,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vara_longlong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_longlong) -> c_int {
     guard("nc_put_vara_longlong", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_INT64))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vara_ulonglong(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    op: *const c_ulonglong,
-) -> c_int {
-    guard("nc_put_vara_ulonglong", || {
-        put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_UINT64)
-    })
+pub unsafe extern "C" fn nc_put_vara_ulonglong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_ulonglong) -> c_int {
+    guard("nc_put_vara_ulonglong", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_UINT64))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vara_string(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    op: *mut *const c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vara_string(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *mut *const c_char) -> c_int {
     guard("nc_put_vara_string", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_STRING))
 }
 
@@ -688,197 +506,105 @@ pub unsafe extern "C" fn nc_put_vara_string(
 /// The index arrays hold one entry per dimension (or are NULL where netCDF
 /// allows it); the data pointer is valid for the slab.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vara(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    ip: *mut c_void,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vara(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_void) -> c_int {
     guard("nc_get_vara", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_NAT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vara_text(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    ip: *mut c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vara_text(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_char) -> c_int {
     guard("nc_get_vara_text", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_CHAR))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vara_schar(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    ip: *mut c_schar,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vara_schar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_schar) -> c_int {
     guard("nc_get_vara_schar", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_BYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vara_uchar(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    ip: *mut c_uchar,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vara_uchar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_uchar) -> c_int {
     guard("nc_get_vara_uchar", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_UBYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vara_short(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    ip: *mut c_short,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vara_short(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_short) -> c_int {
     guard("nc_get_vara_short", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_SHORT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vara_int(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    ip: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vara_int(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_int) -> c_int {
     guard("nc_get_vara_int", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_INT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vara_long(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    ip: *mut c_long,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vara_long(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_long) -> c_int {
     guard("nc_get_vara_long", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), LONG_TYPE))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vara_float(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    ip: *mut c_float,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vara_float(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_float) -> c_int {
     guard("nc_get_vara_float", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_FLOAT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vara_double(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    ip: *mut c_double,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vara_double(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_double) -> c_int {
     guard("nc_get_vara_double", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_DOUBLE))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vara_ubyte(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    ip: *mut c_uchar,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vara_ubyte(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_uchar) -> c_int {
     guard("nc_get_vara_ubyte", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_UBYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vara_ushort(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    ip: *mut c_ushort,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vara_ushort(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_ushort) -> c_int {
     guard("nc_get_vara_ushort", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_USHORT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vara_uint(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    ip: *mut c_uint,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vara_uint(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_uint) -> c_int {
     guard("nc_get_vara_uint", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_UINT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vara_longlong(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    ip: *mut c_longlong,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vara_longlong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_longlong) -> c_int {
     guard("nc_get_vara_longlong", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_INT64))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vara_ulonglong(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    ip: *mut c_ulonglong,
-) -> c_int {
-    guard("nc_get_vara_ulonglong", || {
-        get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_UINT64)
-    })
+pub unsafe extern "C" fn nc_get_vara_ulonglong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_ulonglong) -> c_int {
+    guard("nc_get_vara_ulonglong", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_UINT64))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vara_string(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    ip: *mut *mut c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vara_string(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut *mut c_char) -> c_int {
     guard("nc_get_vara_string", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_STRING))
 }
 
@@ -888,212 +614,105 @@ pub unsafe extern "C" fn nc_get_vara_string(
 /// The index arrays hold one entry per dimension (or are NULL where netCDF
 /// allows it); the data pointer is valid for the slab.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vars(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    op: *const c_void,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vars(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_void) -> c_int {
     guard("nc_put_vars", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_NAT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vars_text(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    op: *const c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vars_text(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_char) -> c_int {
     guard("nc_put_vars_text", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_CHAR))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vars_schar(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    op: *const c_schar,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vars_schar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_schar) -> c_int {
     guard("nc_put_vars_schar", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_BYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vars_uchar(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    op: *const c_uchar,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vars_uchar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_uchar) -> c_int {
     guard("nc_put_vars_uchar", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_UBYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vars_short(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    op: *const c_short,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vars_short(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_short) -> c_int {
     guard("nc_put_vars_short", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_SHORT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vars_int(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    op: *const c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vars_int(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_int) -> c_int {
     guard("nc_put_vars_int", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_INT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vars_long(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    op: *const c_long,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vars_long(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_long) -> c_int {
     guard("nc_put_vars_long", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), LONG_TYPE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vars_float(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    op: *const c_float,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vars_float(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_float) -> c_int {
     guard("nc_put_vars_float", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_FLOAT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vars_double(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    op: *const c_double,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vars_double(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_double) -> c_int {
     guard("nc_put_vars_double", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_DOUBLE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vars_ubyte(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    op: *const c_uchar,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vars_ubyte(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_uchar) -> c_int {
     guard("nc_put_vars_ubyte", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_UBYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vars_ushort(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    op: *const c_ushort,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vars_ushort(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_ushort) -> c_int {
     guard("nc_put_vars_ushort", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_USHORT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vars_uint(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    op: *const c_uint,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vars_uint(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_uint) -> c_int {
     guard("nc_put_vars_uint", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_UINT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vars_longlong(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    op: *const c_longlong,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vars_longlong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_longlong) -> c_int {
     guard("nc_put_vars_longlong", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_INT64))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vars_ulonglong(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    op: *const c_ulonglong,
-) -> c_int {
-    guard("nc_put_vars_ulonglong", || {
-        put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_UINT64)
-    })
+pub unsafe extern "C" fn nc_put_vars_ulonglong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_ulonglong) -> c_int {
+    guard("nc_put_vars_ulonglong", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_UINT64))
 }
 
 /// # Safety
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_vars_string(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    op: *mut *const c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_vars_string(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *mut *const c_char) -> c_int {
     guard("nc_put_vars_string", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_STRING))
 }
 
@@ -1103,212 +722,105 @@ pub unsafe extern "C" fn nc_put_vars_string(
 /// The index arrays hold one entry per dimension (or are NULL where netCDF
 /// allows it); the data pointer is valid for the slab.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vars(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    ip: *mut c_void,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vars(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_void) -> c_int {
     guard("nc_get_vars", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_NAT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vars_text(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    ip: *mut c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vars_text(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_char) -> c_int {
     guard("nc_get_vars_text", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_CHAR))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vars_schar(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    ip: *mut c_schar,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vars_schar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_schar) -> c_int {
     guard("nc_get_vars_schar", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_BYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vars_uchar(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    ip: *mut c_uchar,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vars_uchar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_uchar) -> c_int {
     guard("nc_get_vars_uchar", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_UBYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vars_short(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    ip: *mut c_short,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vars_short(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_short) -> c_int {
     guard("nc_get_vars_short", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_SHORT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vars_int(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    ip: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vars_int(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_int) -> c_int {
     guard("nc_get_vars_int", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_INT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vars_long(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    ip: *mut c_long,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vars_long(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_long) -> c_int {
     guard("nc_get_vars_long", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), LONG_TYPE))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vars_float(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    ip: *mut c_float,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vars_float(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_float) -> c_int {
     guard("nc_get_vars_float", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_FLOAT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vars_double(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    ip: *mut c_double,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vars_double(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_double) -> c_int {
     guard("nc_get_vars_double", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_DOUBLE))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vars_ubyte(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    ip: *mut c_uchar,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vars_ubyte(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_uchar) -> c_int {
     guard("nc_get_vars_ubyte", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_UBYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vars_ushort(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    ip: *mut c_ushort,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vars_ushort(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_ushort) -> c_int {
     guard("nc_get_vars_ushort", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_USHORT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vars_uint(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    ip: *mut c_uint,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vars_uint(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_uint) -> c_int {
     guard("nc_get_vars_uint", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_UINT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vars_longlong(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    ip: *mut c_longlong,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vars_longlong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_longlong) -> c_int {
     guard("nc_get_vars_longlong", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_INT64))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vars_ulonglong(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    ip: *mut c_ulonglong,
-) -> c_int {
-    guard("nc_get_vars_ulonglong", || {
-        get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_UINT64)
-    })
+pub unsafe extern "C" fn nc_get_vars_ulonglong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_ulonglong) -> c_int {
+    guard("nc_get_vars_ulonglong", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_UINT64))
 }
 
 /// # Safety
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_vars_string(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    ip: *mut *mut c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_vars_string(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut *mut c_char) -> c_int {
     guard("nc_get_vars_string", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_STRING))
 }
 
@@ -1318,227 +830,105 @@ pub unsafe extern "C" fn nc_get_vars_string(
 /// The index arrays hold one entry per dimension (or are NULL where netCDF
 /// allows it); the data pointer is valid for the slab.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_varm(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    op: *const c_void,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_varm(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_void) -> c_int {
     guard("nc_put_varm", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_NAT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_varm_text(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    op: *const c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_varm_text(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_char) -> c_int {
     guard("nc_put_varm_text", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_CHAR))
 }
 
 /// # Safety
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_varm_schar(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    op: *const c_schar,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_varm_schar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_schar) -> c_int {
     guard("nc_put_varm_schar", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_BYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_varm_uchar(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    op: *const c_uchar,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_varm_uchar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_uchar) -> c_int {
     guard("nc_put_varm_uchar", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_UBYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_varm_short(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    op: *const c_short,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_varm_short(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_short) -> c_int {
     guard("nc_put_varm_short", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_SHORT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_varm_int(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    op: *const c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_varm_int(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_int) -> c_int {
     guard("nc_put_varm_int", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_INT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_varm_long(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    op: *const c_long,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_varm_long(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_long) -> c_int {
     guard("nc_put_varm_long", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), LONG_TYPE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_varm_float(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    op: *const c_float,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_varm_float(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_float) -> c_int {
     guard("nc_put_varm_float", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_FLOAT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_varm_double(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    op: *const c_double,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_varm_double(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_double) -> c_int {
     guard("nc_put_varm_double", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_DOUBLE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_varm_ubyte(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    op: *const c_uchar,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_varm_ubyte(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_uchar) -> c_int {
     guard("nc_put_varm_ubyte", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_UBYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_varm_ushort(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    op: *const c_ushort,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_varm_ushort(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_ushort) -> c_int {
     guard("nc_put_varm_ushort", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_USHORT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_varm_uint(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    op: *const c_uint,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_varm_uint(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_uint) -> c_int {
     guard("nc_put_varm_uint", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_UINT))
 }
 
 /// # Safety
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_varm_longlong(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    op: *const c_longlong,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_varm_longlong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_longlong) -> c_int {
     guard("nc_put_varm_longlong", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_INT64))
 }
 
 /// # Safety
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_varm_ulonglong(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    op: *const c_ulonglong,
-) -> c_int {
-    guard("nc_put_varm_ulonglong", || {
-        put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_UINT64)
-    })
+pub unsafe extern "C" fn nc_put_varm_ulonglong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_ulonglong) -> c_int {
+    guard("nc_put_varm_ulonglong", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_UINT64))
 }
 
 /// # Safety
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_put_varm_string(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    op: *mut *const c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_put_varm_string(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *mut *const c_char) -> c_int {
     guard("nc_put_varm_string", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_STRING))
 }
 
@@ -1548,227 +938,105 @@ pub unsafe extern "C" fn nc_put_varm_string(
 /// The index arrays hold one entry per dimension (or are NULL where netCDF
 /// allows it); the data pointer is valid for the slab.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_varm(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    ip: *mut c_void,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_varm(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_void) -> c_int {
     guard("nc_get_varm", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_NAT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_varm_text(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    ip: *mut c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_varm_text(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_char) -> c_int {
     guard("nc_get_varm_text", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_CHAR))
 }
 
 /// # Safety
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_varm_schar(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    ip: *mut c_schar,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_varm_schar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_schar) -> c_int {
     guard("nc_get_varm_schar", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_BYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_varm_uchar(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    ip: *mut c_uchar,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_varm_uchar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_uchar) -> c_int {
     guard("nc_get_varm_uchar", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_UBYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_varm_short(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    ip: *mut c_short,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_varm_short(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_short) -> c_int {
     guard("nc_get_varm_short", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_SHORT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_varm_int(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    ip: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_varm_int(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_int) -> c_int {
     guard("nc_get_varm_int", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_INT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_varm_long(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    ip: *mut c_long,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_varm_long(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_long) -> c_int {
     guard("nc_get_varm_long", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), LONG_TYPE))
 }
 
 /// # Safety
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_varm_float(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    ip: *mut c_float,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_varm_float(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_float) -> c_int {
     guard("nc_get_varm_float", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_FLOAT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_varm_double(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    ip: *mut c_double,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_varm_double(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_double) -> c_int {
     guard("nc_get_varm_double", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_DOUBLE))
 }
 
 /// # Safety
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_varm_ubyte(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    ip: *mut c_uchar,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_varm_ubyte(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_uchar) -> c_int {
     guard("nc_get_varm_ubyte", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_UBYTE))
 }
 
 /// # Safety
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_varm_ushort(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    ip: *mut c_ushort,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_varm_ushort(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_ushort) -> c_int {
     guard("nc_get_varm_ushort", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_USHORT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_varm_uint(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    ip: *mut c_uint,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_varm_uint(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_uint) -> c_int {
     guard("nc_get_varm_uint", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_UINT))
 }
 
 /// # Safety
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_varm_longlong(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    ip: *mut c_longlong,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_varm_longlong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_longlong) -> c_int {
     guard("nc_get_varm_longlong", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_INT64))
 }
 
 /// # Safety
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_varm_ulonglong(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    ip: *mut c_ulonglong,
-) -> c_int {
-    guard("nc_get_varm_ulonglong", || {
-        get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_UINT64)
-    })
+pub unsafe extern "C" fn nc_get_varm_ulonglong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_ulonglong) -> c_int {
+    guard("nc_get_varm_ulonglong", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_UINT64))
 }
 
 /// # Safety
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_varm_string(
-    ncid: c_int,
-    varid: c_int,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
-    ip: *mut *mut c_char,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_varm_string(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut *mut c_char) -> c_int {
     guard("nc_get_varm_string", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_STRING))
 }
 
@@ -2007,11 +1275,7 @@ pub extern "C" fn nc_set_chunk_cache(size: usize, nelems: usize, preemption: c_f
 /// # Safety
 /// Outputs are NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_chunk_cache(
-    sizep: *mut usize,
-    nelemsp: *mut usize,
-    preemptionp: *mut c_float,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_chunk_cache(sizep: *mut usize, nelemsp: *mut usize, preemptionp: *mut c_float) -> c_int {
     guard("nc_get_chunk_cache", || {
         let c = cache::defaults();
         out(sizep, c.size);
@@ -2036,11 +1300,7 @@ pub extern "C" fn nc_set_chunk_cache_ints(size: c_int, nelems: c_int, preemption
 /// # Safety
 /// Outputs are NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_chunk_cache_ints(
-    sizep: *mut c_int,
-    nelemsp: *mut c_int,
-    preemptionp: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_chunk_cache_ints(sizep: *mut c_int, nelemsp: *mut c_int, preemptionp: *mut c_int) -> c_int {
     guard("nc_get_chunk_cache_ints", || {
         let c = cache::defaults();
         out(sizep, c.size.min(c_int::MAX as usize) as c_int);
@@ -2052,13 +1312,7 @@ pub unsafe extern "C" fn nc_get_chunk_cache_ints(
 
 /// The chunk cache of one variable; shrinking it writes evicted chunks.
 #[no_mangle]
-pub extern "C" fn nc_set_var_chunk_cache(
-    ncid: c_int,
-    varid: c_int,
-    size: usize,
-    nelems: usize,
-    preemption: c_float,
-) -> c_int {
+pub extern "C" fn nc_set_var_chunk_cache(ncid: c_int, varid: c_int, size: usize, nelems: usize, preemption: c_float) -> c_int {
     guard("nc_set_var_chunk_cache", || {
         let c = cache_config(size, nelems, preemption)?;
         read(ncid, |ds, gid| ds.set_var_cache(gid, varid, c))
@@ -2068,13 +1322,7 @@ pub extern "C" fn nc_set_var_chunk_cache(
 /// # Safety
 /// Outputs are NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_var_chunk_cache(
-    ncid: c_int,
-    varid: c_int,
-    sizep: *mut usize,
-    nelemsp: *mut usize,
-    preemptionp: *mut c_float,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_var_chunk_cache(ncid: c_int, varid: c_int, sizep: *mut usize, nelemsp: *mut usize, preemptionp: *mut c_float) -> c_int {
     guard("nc_get_var_chunk_cache", || {
         let c = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.cache.config()))?;
         out(sizep, c.size);
@@ -2085,13 +1333,7 @@ pub unsafe extern "C" fn nc_get_var_chunk_cache(
 }
 
 #[no_mangle]
-pub extern "C" fn nc_set_var_chunk_cache_ints(
-    ncid: c_int,
-    varid: c_int,
-    size: c_int,
-    nelems: c_int,
-    preemption: c_int,
-) -> c_int {
+pub extern "C" fn nc_set_var_chunk_cache_ints(ncid: c_int, varid: c_int, size: c_int, nelems: c_int, preemption: c_int) -> c_int {
     guard("nc_set_var_chunk_cache_ints", || {
         if size < 0 || nelems < 0 || !(0..=100).contains(&preemption) {
             return Err(NcError::new(NC_EINVAL));
@@ -2104,13 +1346,7 @@ pub extern "C" fn nc_set_var_chunk_cache_ints(
 /// # Safety
 /// Outputs are NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn nc_get_var_chunk_cache_ints(
-    ncid: c_int,
-    varid: c_int,
-    sizep: *mut c_int,
-    nelemsp: *mut c_int,
-    preemptionp: *mut c_int,
-) -> c_int {
+pub unsafe extern "C" fn nc_get_var_chunk_cache_ints(ncid: c_int, varid: c_int, sizep: *mut c_int, nelemsp: *mut c_int, preemptionp: *mut c_int) -> c_int {
     guard("nc_get_var_chunk_cache_ints", || {
         let c = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.cache.config()))?;
         out(sizep, c.size.min(c_int::MAX as usize) as c_int);
@@ -2146,12 +1382,7 @@ pub unsafe extern "C" fn nc_reclaim_data(ncid: c_int, xtypeid: nc_type, memory: 
 /// # Safety
 /// `memory` is NULL or a `malloc`ed array of `count` values of `xtypeid`.
 #[no_mangle]
-pub unsafe extern "C" fn nc_reclaim_data_all(
-    ncid: c_int,
-    xtypeid: nc_type,
-    memory: *mut c_void,
-    count: usize,
-) -> c_int {
+pub unsafe extern "C" fn nc_reclaim_data_all(ncid: c_int, xtypeid: nc_type, memory: *mut c_void, count: usize) -> c_int {
     guard("nc_reclaim_data_all", || {
         read(ncid, |_, _| Ok(()))?;
         if !(NC_BYTE..=NC_STRING).contains(&xtypeid) {
