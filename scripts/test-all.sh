@@ -14,6 +14,14 @@ stage=$root/target/stage
 echo "== local S3 server (moto)"
 source scripts/s3-server.sh
 
+echo "== style: rustfmt and clippy (warnings are errors)"
+if cargo fmt --version >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1; then
+    cargo fmt --check
+    cargo clippy --release --locked --all-targets -- -D warnings
+else
+    echo "rustfmt/clippy are not installed with this toolchain: style checks skipped"
+fi
+
 echo "== cargo test"
 NCZARR_RS_FUZZ_SECONDS=${NCZARR_RS_FUZZ_SECONDS:-20} cargo test --release --locked
 
