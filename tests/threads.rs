@@ -4,6 +4,7 @@
 //! right. Bounded: a few hundred calls per thread.
 
 use nczarr_rs::engine::consts::*;
+use nczarr_rs::engine::error::{NC_EBADID, NC_NOERR};
 use nczarr_rs::ffi::data::*;
 use nczarr_rs::ffi::files::*;
 use nczarr_rs::ffi::vars::*;
@@ -101,5 +102,55 @@ fn threads_share_datasets_safely() {
             assert_eq!(back, (0..N).map(|i| (t as usize * 1000 + 200 + i) as i32).collect::<Vec<_>>());
         }
         ok(nc_close(nc), "final close");
+    }
+}
+
+/// Closing a dataset while other threads still call into it: each call
+/// either completes on the open dataset or answers NC_EBADID; nothing
+/// crashes, and the store is complete afterwards.
+#[test]
+fn close_races_with_readers() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = format!("file://{}/race.zarr#mode=nczarr,file", dir.path().display());
+    unsafe {
+        for _ in 0..10 {
+            let nc = create(&path, 1);
+            let ramp: Vec<i32> = (0..N as i32).collect();
+            ok(nc_put_var_int(nc, 0, ramp.as_ptr()), "put");
+            let (seen_ok, seen_badid) = std::thread::scope(|s| {
+                let readers: Vec<_> = (0..4)
+                    .map(|_| {
+                        s.spawn(move || {
+                            let (mut good, mut gone) = (0, 0);
+                            for _ in 0..300 {
+                                let mut back = vec![0i32; N];
+                                match nc_get_var_int(nc, 0, back.as_mut_ptr()) {
+                                    NC_NOERR => {
+                                        assert_eq!(back, (0..N as i32).collect::<Vec<_>>());
+                                        good += 1;
+                                    }
+                                    NC_EBADID => gone += 1,
+                                    rc => panic!("get during close: {rc}"),
+                                }
+                            }
+                            (good, gone)
+                        })
+                    })
+                    .collect();
+                std::thread::yield_now();
+                ok(nc_close(nc), "close");
+                readers.into_iter().map(|h| h.join().unwrap()).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+            });
+            assert_eq!(seen_ok + seen_badid, 4 * 300);
+            // after close, the handle is dead for everyone
+            assert_eq!(nc_inq(nc, null_mut(), null_mut(), null_mut(), null_mut()), NC_EBADID);
+            let p = CString::new(path.clone()).unwrap();
+            let mut again = 0;
+            ok(nc_open(p.as_ptr(), NC_NOWRITE, &mut again), "reopen");
+            let mut back = vec![0i32; N];
+            ok(nc_get_var_int(again, 0, back.as_mut_ptr()), "get after reopen");
+            assert_eq!(back, (0..N as i32).collect::<Vec<_>>());
+            ok(nc_close(again), "close again");
+        }
     }
 }
