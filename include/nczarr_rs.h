@@ -2988,7 +2988,9 @@ int nc_def_var_deflate(int ncid, int varid, int shuffle, int deflate, int deflat
 
 /**
  * The HDF5-style filter API for the filters this build has: deflate (1,
- * one parameter: the level) and shuffle (2). Others: `NC_ENOFILTER`.
+ * one parameter: the level), shuffle (2) and Zstandard (32015, one
+ * parameter: the level, negative ones as their two's complement). Others:
+ * `NC_ENOFILTER`.
  *
  * # Safety
  * `parms` holds `nparams` values (it may be NULL when `nparams` is 0).
@@ -3001,9 +3003,24 @@ int nc_def_var_filter(int ncid,
 
 /**
  * `NC_NOERR` for the filters this build can encode and decode (deflate,
- * shuffle), `NC_ENOFILTER` for any other.
+ * shuffle, zstd), `NC_ENOFILTER` for any other.
  */
 int nc_inq_filter_avail(int ncid, unsigned int id);
+
+/**
+ * Zstandard compression at a libzstd level (`NC_EINVAL` outside
+ * -131072..=22), stored as the Zarr codec `zstd` (netCDF-C's
+ * `netcdf_filter.h`).
+ */
+int nc_def_var_zstandard(int ncid, int varid, int level);
+
+/**
+ * Whether the variable is Zstandard-compressed, and at which level.
+ *
+ * # Safety
+ * Outputs are NULL or point to `int`s.
+ */
+int nc_inq_var_zstandard(int ncid, int varid, int *hasfilterp, int *levelp);
 
 /**
  * NCZarr variables are not quantized unless asked; this build never is.

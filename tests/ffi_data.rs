@@ -306,3 +306,85 @@ fn string_variables() {
         assert_eq!(nc_close(nc), 0);
     }
 }
+
+#[test]
+fn zstandard_filter() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = CString::new(format!("file://{}/z.zarr#mode=nczarr,file", dir.path().display())).unwrap();
+    unsafe {
+        let (mut nc, mut x, mut v, mut s) = (0, 0, 0, 0);
+        assert_eq!(nc_create(path.as_ptr(), NC_CLOBBER, &mut nc), 0);
+        assert_eq!(nc_def_dim(nc, c"x".as_ptr(), 1000, &mut x), 0);
+        assert_eq!(nc_def_var(nc, c"v".as_ptr(), NC_INT, 1, &x, &mut v), 0);
+        assert_eq!(nc_def_var(nc, c"s".as_ptr(), NC_STRING, 1, &x, &mut s), 0);
+        assert_eq!(nc_inq_filter_avail(nc, H5Z_FILTER_ZSTD), 0);
+        // bad levels change nothing; strings cannot be filtered
+        assert_eq!(nc_def_var_zstandard(nc, v, 23), NC_EINVAL);
+        assert_eq!(nc_def_var_zstandard(nc, s, 3), NC_EFILTER);
+        assert_eq!(nc_def_var_zstandard(nc, NC_GLOBAL, 3), NC_EGLOBAL);
+        let (mut has, mut level) = (-1, -1);
+        assert_eq!(nc_inq_var_zstandard(nc, v, &mut has, &mut level), 0);
+        assert_eq!((has, level), (0, 0));
+        let mut nfilters = 99usize;
+        assert_eq!(nc_inq_var_filter_ids(nc, v, &mut nfilters, std::ptr::null_mut()), 0);
+        assert_eq!(nfilters, 0, "a refused filter left the variable as it was");
+        // the HDF5-style form, with a negative (fast) level
+        let neg = (-5i32) as u32;
+        assert_eq!(nc_def_var_filter(nc, v, H5Z_FILTER_ZSTD, 2, [1u32, 2].as_ptr()), NC_EFILTER);
+        assert_eq!(nc_def_var_filter(nc, v, H5Z_FILTER_ZSTD, 1, &neg), 0);
+        assert_eq!(nc_inq_var_zstandard(nc, v, &mut has, &mut level), 0);
+        assert_eq!((has, level), (1, -5));
+        assert_eq!(nc_def_var_zstandard(nc, v, 7), 0); // replaces the level
+        let vals: Vec<i32> = (0..1000).map(|i| i / 10).collect();
+        assert_eq!(nc_put_var_int(nc, v, vals.as_ptr()), 0);
+        assert_eq!(nc_def_var_zstandard(nc, v, 1), NC_ELATEDEF);
+        assert_eq!(nc_close(nc), 0);
+
+        let zarray = std::fs::read_to_string(dir.path().join("z.zarr/v/.zarray")).unwrap();
+        let meta: serde_json::Value = serde_json::from_str(&zarray).unwrap();
+        assert_eq!(meta["compressor"], serde_json::json!({"id": "zstd", "level": 7}), "{zarray}");
+        let chunk = std::fs::read(dir.path().join("z.zarr/v/0")).unwrap();
+        assert_eq!(&chunk[..4], &[0x28, 0xb5, 0x2f, 0xfd], "a Zstandard frame");
+        assert!(chunk.len() < 1000, "compressed: {} bytes", chunk.len());
+
+        assert_eq!(nc_open(path.as_ptr(), NC_NOWRITE, &mut nc), 0);
+        let mut back = vec![0i32; 1000];
+        assert_eq!(nc_get_var_int(nc, v, back.as_mut_ptr()), 0);
+        assert_eq!(back, vals);
+        assert_eq!(nc_inq_var_zstandard(nc, v, &mut has, &mut level), 0);
+        assert_eq!((has, level), (1, 7));
+        let (mut id, mut np, mut p) = (0u32, 0usize, 0u32);
+        assert_eq!(nc_inq_var_filter(nc, v, &mut id, &mut np, &mut p), 0);
+        assert_eq!((id, np, p), (H5Z_FILTER_ZSTD, 1, 7));
+        assert_eq!(nc_close(nc), 0);
+    }
+}
+
+/// netCDF-4 semantics: a write in define mode ends it (the variable's
+/// filters are then fixed); under the classic model it is NC_EINDEFINE.
+#[test]
+fn writing_in_define_mode() {
+    unsafe {
+        for (name, cmode) in [("nc4", NC_CLOBBER), ("classic", NC_CLOBBER | NC_NETCDF4 | NC_CLASSIC_MODEL)] {
+            let p = CString::new(format!("mem://ffi_data/define_{name}")).unwrap();
+            let (mut nc, mut x, mut v) = (0, 0, 0);
+            assert_eq!(nc_create(p.as_ptr(), cmode, &mut nc), 0);
+            assert_eq!(nc_def_dim(nc, c"x".as_ptr(), 4, &mut x), 0);
+            assert_eq!(nc_def_var(nc, c"v".as_ptr(), NC_INT, 1, &x, &mut v), 0);
+            let vals = [1, 2, 3, 4];
+            if cmode & NC_CLASSIC_MODEL != 0 {
+                assert_eq!(nc_put_var_int(nc, v, vals.as_ptr()), NC_EINDEFINE);
+                assert_eq!(nc_enddef(nc), 0);
+                assert_eq!(nc_put_var_int(nc, v, vals.as_ptr()), 0);
+            } else {
+                assert_eq!(nc_put_var_int(nc, v, vals.as_ptr()), 0);
+                assert_eq!(nc_enddef(nc), NC_ENOTINDEFINE, "the write ended define mode");
+                assert_eq!(nc_def_var_deflate(nc, v, 0, 1, 1), NC_ELATEDEF);
+            }
+            let mut back = [0; 4];
+            assert_eq!(nc_get_var_int(nc, v, back.as_mut_ptr()), 0);
+            assert_eq!(back, vals);
+            assert_eq!(nc_close(nc), 0);
+        }
+    }
+}

@@ -9,6 +9,9 @@
 
 mod shuffle;
 mod zlib;
+mod zstd;
+
+pub use zstd::LEVELS as ZSTD_LEVELS;
 
 use serde_json::Value;
 
@@ -60,6 +63,19 @@ pub fn from_json(cfg: &Value, elem_size: usize) -> CodecResult<Box<dyn Codec>> {
             };
             Ok(Box::new(shuffle::Shuffle { size }))
         }
+        "zstd" => {
+            // numcodecs' default level is 1; 0 is libzstd's default (3)
+            let level = param(cfg, "level").unwrap_or(1);
+            if !zstd::LEVELS.contains(&level) {
+                return Err(CodecError::BadConfig("zstd", format!("level {level}")));
+            }
+            let checksum = match cfg.get("checksum") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => *b,
+                Some(v) => return Err(CodecError::BadConfig("zstd", format!("checksum {v}"))),
+            };
+            Ok(Box::new(zstd::Zstd { level: level as i32, checksum }))
+        }
         other => Err(CodecError::Unknown(other.to_string())),
     }
 }
@@ -109,6 +125,9 @@ mod tests {
             vec![json!({"id": "zlib", "level": 5})],
             vec![json!({"id": "shuffle", "elementsize": 4}), json!({"id": "zlib", "level": "9"})],
             vec![json!({"id": "shuffle", "elementsize": 0}), json!({"id": "gzip", "level": 1})],
+            vec![json!({"id": "zstd", "level": 0, "checksum": false})],
+            vec![json!({"id": "shuffle", "elementsize": 4}), json!({"id": "zstd", "level": "19", "checksum": true})],
+            vec![json!({"id": "zstd", "level": -5})],
             vec![],
         ] {
             let chain = Chain::new(&cfg, 4).unwrap();
@@ -128,5 +147,22 @@ mod tests {
         assert!(matches!(chain.decode(b"not zlib at all", 100), Err(CodecError::Corrupt(_))));
         let enc = chain.encode(&[7u8; 100]).unwrap();
         assert!(matches!(chain.decode(&enc[..enc.len() / 2], 100), Err(CodecError::Corrupt(_))));
+        assert!(matches!(Chain::new(&[json!({"id": "zstd", "level": 23})], 4), Err(CodecError::BadConfig(..))));
+        assert!(matches!(Chain::new(&[json!({"id": "zstd", "checksum": 1})], 4), Err(CodecError::BadConfig(..))));
+        let zstd = Chain::new(&[json!({"id": "zstd", "level": 3})], 4).unwrap();
+        let enc = zstd.encode(&[7u8; 1000]).unwrap();
+        assert_eq!(zstd.decode(&enc, 1000).unwrap(), vec![7u8; 1000]);
+        // truncated, garbage, or decoding to another size than the chunk's
+        assert!(matches!(zstd.decode(&enc[..enc.len() - 3], 1000), Err(CodecError::Corrupt(_))));
+        assert!(matches!(zstd.decode(b"not a zstd frame", 1000), Err(CodecError::Corrupt(_))));
+        assert!(matches!(zstd.decode(&enc, 999), Err(CodecError::Corrupt(_))));
+        assert!(matches!(zstd.decode(&enc, 1001), Err(CodecError::Corrupt(_))));
+        // a checksummed frame with a flipped payload bit is caught
+        let ck = Chain::new(&[json!({"id": "zstd", "checksum": true})], 4).unwrap();
+        let data: Vec<u8> = (0..1000u32).flat_map(|i| i.wrapping_mul(2654435761).to_le_bytes()).collect();
+        let mut enc = ck.encode(&data).unwrap();
+        let mid = enc.len() / 2;
+        enc[mid] ^= 0x10;
+        assert!(matches!(ck.decode(&enc, data.len()), Err(CodecError::Corrupt(_))));
     }
 }

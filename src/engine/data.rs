@@ -673,7 +673,15 @@ impl Dataset {
     /// Writes a slab from the caller's memory. Values out of range for the
     /// variable's type are written converted and reported as `NC_ERANGE`.
     pub fn put_slab(&mut self, gid: usize, varid: i32, slab: &Slab, input: MemIn) -> NcResult<()> {
+        self.var(gid, varid)?;
         self.check_writable()?;
+        // netCDF-4: writing data ends define mode (the classic model refuses)
+        if self.define_mode {
+            if self.classic_model {
+                return Err(NcError::new(NC_EINDEFINE));
+            }
+            self.enddef()?;
+        }
         let v = self.var(gid, varid)?;
         let memtype = match &input {
             MemIn::Bytes { memtype, .. } => *memtype,

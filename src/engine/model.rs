@@ -498,6 +498,34 @@ impl Dataset {
         deflate: bool,
         level: i32,
     ) -> NcResult<()> {
+        let level_ok = !deflate || (NC_MIN_DEFLATE_LEVEL..=NC_MAX_DEFLATE_LEVEL).contains(&level);
+        let esize = self.filterable(gid, varid, level_ok)?;
+        let v = self.var_mut(gid, varid)?;
+        if shuffle && !v.codecs.iter().any(|c| codec_id(c) == "shuffle") {
+            v.codecs.insert(0, serde_json::json!({"id": "shuffle", "elementsize": esize}));
+        }
+        if deflate {
+            v.codecs.retain(|c| codec_id(c) != "zlib");
+            v.codecs.push(serde_json::json!({"id": "zlib", "level": level}));
+        }
+        Ok(())
+    }
+
+    /// Zstandard compression (filter 32015, numcodecs' `zstd`) at a libzstd
+    /// level, as `nc_def_var_zstandard`; it replaces an earlier zstd level.
+    pub fn def_var_zstd(&mut self, gid: usize, varid: i32, level: i32) -> NcResult<()> {
+        self.filterable(gid, varid, crate::codec::ZSTD_LEVELS.contains(&(level as i64)))?;
+        let v = self.var_mut(gid, varid)?;
+        v.codecs.retain(|c| codec_id(c) != "zstd");
+        v.codecs.push(serde_json::json!({"id": "zstd", "level": level}));
+        Ok(())
+    }
+
+    /// Checks that a variable may get a filter now (writable, define mode
+    /// before its first data, not scalar, not a string) and that the
+    /// filter's parameters are valid (`params_ok`, else `NC_EINVAL`), then
+    /// makes it chunked. Returns its element size (shuffle's parameter).
+    fn filterable(&mut self, gid: usize, varid: i32, params_ok: bool) -> NcResult<usize> {
         let v = self.var(gid, varid)?;
         self.check_writable()?;
         if v.persisted {
@@ -509,23 +537,14 @@ impl Dataset {
         if v.nctype == NC_STRING {
             return Err(NcError::new(NC_EFILTER));
         }
-        if deflate && !(NC_MIN_DEFLATE_LEVEL..=NC_MAX_DEFLATE_LEVEL).contains(&level) {
+        if !params_ok {
             return Err(NcError::new(NC_EINVAL));
         }
         let esize = type_size(v.nctype).unwrap_or(1);
         if v.storage != NC_CHUNKED {
             self.def_var_chunking(gid, varid, NC_CHUNKED, None)?;
         }
-        let v = self.var_mut(gid, varid)?;
-        let id_of = |c: &serde_json::Value| c.get("id").and_then(|i| i.as_str()).unwrap_or("").to_string();
-        if shuffle && !v.codecs.iter().any(|c| id_of(c) == "shuffle") {
-            v.codecs.insert(0, serde_json::json!({"id": "shuffle", "elementsize": esize}));
-        }
-        if deflate {
-            v.codecs.retain(|c| id_of(c) != "zlib");
-            v.codecs.push(serde_json::json!({"id": "zlib", "level": level}));
-        }
-        Ok(())
+        Ok(esize)
     }
 
     /// (no_fill, fill value) of a variable.
@@ -816,6 +835,11 @@ pub fn default_chunks(shape: &[u64], unlimited: &[bool], type_size: usize) -> Ve
 /// `NC_ERANGE` helper re-exported for the attribute paths.
 pub fn finish_range(range_err: bool) -> NcResult<()> {
     range_result(range_err)
+}
+
+/// The numcodecs id of a codec's JSON ("" when it has none).
+fn codec_id(c: &serde_json::Value) -> &str {
+    c.get("id").and_then(|i| i.as_str()).unwrap_or("")
 }
 
 #[cfg(test)]

@@ -282,6 +282,16 @@ fn filter_id(codec: &serde_json::Value) -> Option<c_uint> {
     })
 }
 
+/// The HDF5-style parameters of a filter: the level of the compressors
+/// that have one (deflate, bzip2, zstd), none for the others.
+fn filter_params(id: c_uint, codec: &serde_json::Value) -> Vec<c_uint> {
+    if id == H5Z_FILTER_DEFLATE || id == H5Z_FILTER_BZIP2 || id == H5Z_FILTER_ZSTD {
+        vec![codec_level(codec) as c_uint] // a negative zstd level as HDF5 passes it
+    } else {
+        vec![]
+    }
+}
+
 fn codec_level(codec: &serde_json::Value) -> c_int {
     match codec.get("level") {
         Some(serde_json::Value::Number(n)) => n.as_i64().unwrap_or(0) as c_int,
@@ -369,11 +379,7 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(
         let p: Vec<c_uint> = read(ncid, |ds, gid| {
             let v = ds.var(gid, varid)?;
             let c = v.codecs.iter().find(|c| filter_id(c) == Some(id)).ok_or(NcError::new(NC_ENOFILTER))?;
-            Ok(if id == H5Z_FILTER_DEFLATE || id == H5Z_FILTER_BZIP2 || id == H5Z_FILTER_ZSTD {
-                vec![codec_level(c) as c_uint]
-            } else {
-                vec![]
-            })
+            Ok(filter_params(id, c))
         })?;
         out(nparamsp, p.len());
         out_slice(params, &p);
@@ -399,10 +405,7 @@ pub unsafe extern "C" fn nc_inq_var_filter(
         let (id, p) = read(ncid, |ds, gid| {
             let v = ds.var(gid, varid)?;
             Ok(match v.codecs.iter().find_map(|c| filter_id(c).map(|id| (id, c))) {
-                Some((id, c)) if id == H5Z_FILTER_DEFLATE || id == H5Z_FILTER_BZIP2 || id == H5Z_FILTER_ZSTD => {
-                    (id, vec![codec_level(c) as c_uint])
-                }
-                Some((id, _)) => (id, vec![]),
+                Some((id, c)) => (id, filter_params(id, c)),
                 None => (0, vec![]),
             })
         })?;
@@ -430,7 +433,9 @@ pub extern "C" fn nc_def_var_deflate(
 }
 
 /// The HDF5-style filter API for the filters this build has: deflate (1,
-/// one parameter: the level) and shuffle (2). Others: `NC_ENOFILTER`.
+/// one parameter: the level), shuffle (2) and Zstandard (32015, one
+/// parameter: the level, negative ones as their two's complement). Others:
+/// `NC_ENOFILTER`.
 ///
 /// # Safety
 /// `parms` holds `nparams` values (it may be NULL when `nparams` is 0).
@@ -453,21 +458,60 @@ pub unsafe extern "C" fn nc_def_var_filter(
                 ds.def_var_deflate(gid, varid, false, true, params[0] as c_int)
             }
             H5Z_FILTER_SHUFFLE => ds.def_var_deflate(gid, varid, true, false, 0),
+            H5Z_FILTER_ZSTD => {
+                if params.len() != 1 {
+                    return Err(NcError::new(NC_EFILTER));
+                }
+                ds.def_var_zstd(gid, varid, params[0] as c_int)
+            }
             _ => Err(NcError::new(NC_ENOFILTER)),
         })
     })
 }
 
 /// `NC_NOERR` for the filters this build can encode and decode (deflate,
-/// shuffle), `NC_ENOFILTER` for any other.
+/// shuffle, zstd), `NC_ENOFILTER` for any other.
 #[no_mangle]
 pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
     guard("nc_inq_filter_avail", || {
         read(ncid, |_, _| Ok(()))?;
         match id {
-            H5Z_FILTER_DEFLATE | H5Z_FILTER_SHUFFLE => Ok(()),
+            H5Z_FILTER_DEFLATE | H5Z_FILTER_SHUFFLE | H5Z_FILTER_ZSTD => Ok(()),
             _ => Err(NcError::new(NC_ENOFILTER)),
         }
+    })
+}
+
+/// Zstandard compression at a libzstd level (`NC_EINVAL` outside
+/// -131072..=22), stored as the Zarr codec `zstd` (netCDF-C's
+/// `netcdf_filter.h`).
+#[no_mangle]
+pub extern "C" fn nc_def_var_zstandard(ncid: c_int, varid: c_int, level: c_int) -> c_int {
+    guard("nc_def_var_zstandard", || {
+        not_global(varid)?;
+        write(ncid, |ds, gid| ds.def_var_zstd(gid, varid, level))
+    })
+}
+
+/// Whether the variable is Zstandard-compressed, and at which level.
+///
+/// # Safety
+/// Outputs are NULL or point to `int`s.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_var_zstandard(
+    ncid: c_int,
+    varid: c_int,
+    hasfilterp: *mut c_int,
+    levelp: *mut c_int,
+) -> c_int {
+    guard("nc_inq_var_zstandard", || {
+        not_global(varid)?;
+        let level = read(ncid, |ds, gid| {
+            Ok(ds.var(gid, varid)?.codecs.iter().find(|c| filter_id(c) == Some(H5Z_FILTER_ZSTD)).map(codec_level))
+        })?;
+        out(hasfilterp, level.is_some() as c_int);
+        out(levelp, level.unwrap_or(0)); // 0 without the filter, as netCDF-C
+        Ok(())
     })
 }
 

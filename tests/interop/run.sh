@@ -87,6 +87,7 @@ compare wheel_zarr whl --dim-placement
 compare wheel_zarr deb --loose-int-atts --dim-placement
 compare zarr_py whl --string-lists
 known_failure zarr_py deb "4.9.0 fails with NC_EINVAL on zarr-python's JSON attributes"
+compare zarr_py_zstd whl
 compare xarray deb
 compare xarray whl
 

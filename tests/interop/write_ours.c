@@ -74,6 +74,8 @@ static void common(int nc, int full) {
         E(nc_def_var_endian(nc, v, NC_ENDIAN_BIG));
         E(nc_def_var(nc, "zipped", NC_INT, 2, d2, &v));
         E(nc_def_var_deflate(nc, v, 1, 1, 4));
+        E(nc_def_var(nc, "squeezed", NC_DOUBLE, 2, d2, &v));
+        E(nc_def_var_zstandard(nc, v, 3));
     }
 }
 
@@ -139,6 +141,9 @@ static void data(int nc, int full) {
         E(nc_put_var_float(nc, v, big));
         E(nc_inq_varid(nc, "zipped", &v));
         E(nc_put_var_int(nc, v, vi));
+        for (i = 0; i < 12; i++) big[i] = 0.25f * (float)i;
+        E(nc_inq_varid(nc, "squeezed", &v));
+        E(nc_put_var_float(nc, v, big)); /* converted to double */
     }
 }
 

@@ -72,6 +72,18 @@ w = sub.create_array("w", shape=(7,), chunks=(3,), dtype="<u4", fill_value=1, co
 w[5:7] = [4000000000, 5]  # the last chunk is partial (the edge)
 sub.attrs["about"] = "subgroup"
 
+# Zstandard: zarr.create_array's default compressor for Zarr v2 (level 0).
+# (group.create_array and xarray default to Blosc, which this build lacks.)
+zd = zarr.open_group(f"{out}/zarr_py_zstd.zarr", mode="w", zarr_format=2)
+zd.attrs["about"] = "zstd"
+t = zarr.create_array(f"{out}/zarr_py_zstd.zarr/t", shape=(9, 6), chunks=(4, 4), dtype="f8", fill_value=-9.0,
+                      zarr_format=2)
+assert [c.codec_id for c in t.compressors] == ["zstd"], t.compressors
+t[:, :] = np.arange(54, dtype="f8").reshape(9, 6) / 4
+n = zd.create_array("n", shape=(17,), chunks=(5,), dtype="<i4", fill_value=0,
+                    compressors=numcodecs.Zstd(level=5, checksum=True))
+n[2:15] = np.arange(13) - 6  # first and last chunk partly written
+
 # xarray, consolidated metadata
 ds = xr.Dataset(
     {
