@@ -54,6 +54,15 @@
 #define NCZM_DOT '.'
 
 
+/**
+ * numcodecs' shuffle modes.
+ */
+#define AUTOSHUFFLE (-1)
+
+#define NOSHUFFLE 0
+
+#define BITSHUFFLE 2
+
 #define NC_NOWRITE 0
 
 #define NC_WRITE 1
@@ -247,6 +256,24 @@
 #define H5Z_FILTER_ZSTD 32015
 
 #define H5Z_FILTER_BLOSC 32001
+
+#define BLOSC_LZ 0
+
+#define BLOSC_LZ4 1
+
+#define BLOSC_LZ4HC 2
+
+#define BLOSC_SNAPPY 3
+
+#define BLOSC_ZLIB 4
+
+#define BLOSC_ZSTD 5
+
+#define BLOSC_NOSHUFFLE 0
+
+#define BLOSC_SHUFFLE 1
+
+#define BLOSC_BITSHUFFLE 2
 
 #define NC_NOERR 0
 
@@ -2989,8 +3016,9 @@ int nc_def_var_deflate(int ncid, int varid, int shuffle, int deflate, int deflat
 /**
  * The HDF5-style filter API for the filters this build has: deflate (1,
  * one parameter: the level), shuffle (2) and Zstandard (32015, one
- * parameter: the level, negative ones as their two's complement). Others:
- * `NC_ENOFILTER`.
+ * parameter: the level, negative ones as their two's complement) and
+ * Blosc (32001, seven parameters as `nc_def_var_blosc` passes them).
+ * Others: `NC_ENOFILTER`.
  *
  * # Safety
  * `parms` holds `nparams` values (it may be NULL when `nparams` is 0).
@@ -3003,7 +3031,7 @@ int nc_def_var_filter(int ncid,
 
 /**
  * `NC_NOERR` for the filters this build can encode and decode (deflate,
- * shuffle, zstd), `NC_ENOFILTER` for any other.
+ * shuffle, zstd, blosc), `NC_ENOFILTER` for any other.
  */
 int nc_inq_filter_avail(int ncid, unsigned int id);
 
@@ -3021,6 +3049,35 @@ int nc_def_var_zstandard(int ncid, int varid, int level);
  * Outputs are NULL or point to `int`s.
  */
 int nc_inq_var_zstandard(int ncid, int varid, int *hasfilterp, int *levelp);
+
+/**
+ * Blosc compression (netCDF-C's `netcdf_filter.h`): `subcompressor` one of
+ * `BLOSC_LZ`, `BLOSC_LZ4`, `BLOSC_LZ4HC`, `BLOSC_ZLIB`, `BLOSC_ZSTD`
+ * (Snappy is not built), `level` 0-9, `blocksize` 0 for automatic,
+ * `addshuffle` `BLOSC_NOSHUFFLE`/`BLOSC_SHUFFLE`/`BLOSC_BITSHUFFLE`;
+ * anything else is `NC_EINVAL`. Stored as the Zarr codec `blosc`.
+ */
+int nc_def_var_blosc(int ncid,
+                     int varid,
+                     unsigned int subcompressor,
+                     unsigned int level,
+                     unsigned int blocksize,
+                     unsigned int addshuffle);
+
+/**
+ * Whether the variable is Blosc-compressed, and its settings (all 0
+ * without the filter, as netCDF-C).
+ *
+ * # Safety
+ * Outputs are NULL or point to `int`/`unsigned int`s.
+ */
+int nc_inq_var_blosc(int ncid,
+                     int varid,
+                     int *hasfilterp,
+                     unsigned int *subcompressorp,
+                     unsigned int *levelp,
+                     unsigned int *blocksizep,
+                     unsigned int *addshufflep);
 
 /**
  * NCZarr variables are not quantized unless asked; this build never is.

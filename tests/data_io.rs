@@ -240,11 +240,13 @@ fn codecs_roundtrip_and_fail_cleanly() {
 
     // unknown codec: metadata reads, data access is NC_ENOFILTER
     let url = store_with(
-        "blosc",
+        "unknown_codec",
         &[
             ("/.zgroup", br#"{"zarr_format": 2}"#),
-            ("/b/.zarray", br#"{"zarr_format": 2, "shape": [4], "dtype": "<i4", "chunks": [4], "fill_value": 0, "order": "C", "compressor": {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1}, "filters": null}"#),
-            ("/b/0", b"not really blosc"),
+            ("/b/.zarray", br#"{"zarr_format": 2, "shape": [4], "dtype": "<i4", "chunks": [4], "fill_value": 0, "order": "C", "compressor": {"id": "lzma", "preset": 5}, "filters": null}"#),
+            ("/b/0", b"not really lzma"),
+            ("/bl/.zarray", br#"{"zarr_format": 2, "shape": [4], "dtype": "<i4", "chunks": [4], "fill_value": 0, "order": "C", "compressor": {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1}, "filters": null}"#),
+            ("/bl/0", b"not really a blosc buffer"),
             ("/z/.zarray", br#"{"zarr_format": 2, "shape": [4], "dtype": "<i4", "chunks": [4], "fill_value": 0, "order": "C", "compressor": {"id": "zlib", "level": 1}, "filters": null}"#),
             ("/z/0", b"corrupt zlib data"),
         ],
@@ -262,4 +264,6 @@ fn codecs_roundtrip_and_fail_cleanly() {
     assert_eq!(get(&ds, 0, b, &[0], &[4], NC_INT).1, NC_ENOFILTER);
     let z = ds.find_var(0, "z").unwrap() as i32;
     assert_eq!(get(&ds, 0, z, &[0], &[4], NC_INT).1, NC_EFILTER);
+    let bl = ds.find_var(0, "bl").unwrap() as i32;
+    assert_eq!(get(&ds, 0, bl, &[0], &[4], NC_INT).1, NC_EFILTER);
 }

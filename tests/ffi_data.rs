@@ -388,3 +388,47 @@ fn writing_in_define_mode() {
         }
     }
 }
+
+#[test]
+fn blosc_filter() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = CString::new(format!("file://{}/b.zarr#mode=nczarr,file", dir.path().display())).unwrap();
+    unsafe {
+        let (mut nc, mut x, mut v) = (0, 0, 0);
+        assert_eq!(nc_create(path.as_ptr(), NC_CLOBBER, &mut nc), 0);
+        assert_eq!(nc_def_dim(nc, c"x".as_ptr(), 1000, &mut x), 0);
+        assert_eq!(nc_def_var(nc, c"v".as_ptr(), NC_DOUBLE, 1, &x, &mut v), 0);
+        assert_eq!(nc_inq_filter_avail(nc, H5Z_FILTER_BLOSC), 0);
+        // Snappy is not built; levels 0-9; shuffle 0-2; nothing changes on error
+        assert_eq!(nc_def_var_blosc(nc, v, BLOSC_SNAPPY, 5, 0, BLOSC_SHUFFLE), NC_EINVAL);
+        assert_eq!(nc_def_var_blosc(nc, v, BLOSC_LZ4, 10, 0, BLOSC_SHUFFLE), NC_EINVAL);
+        assert_eq!(nc_def_var_blosc(nc, v, BLOSC_LZ4, 5, 0, 3), NC_EINVAL);
+        assert_eq!(nc_def_var_filter(nc, v, H5Z_FILTER_BLOSC, 2, [0u32, 1].as_ptr()), NC_EFILTER);
+        let (mut has, mut sub, mut level, mut bs, mut sh) = (-1, 9, 9, 9, 9);
+        assert_eq!(nc_inq_var_blosc(nc, v, &mut has, &mut sub, &mut level, &mut bs, &mut sh), 0);
+        assert_eq!((has, sub, level, bs, sh), (0, 0, 0, 0, 0));
+        // the HDF5-style form first, then the helper replaces it
+        let params = [0u32, 0, 0, 0, 3, BLOSC_BITSHUFFLE, BLOSC_ZLIB];
+        assert_eq!(nc_def_var_filter(nc, v, H5Z_FILTER_BLOSC, 7, params.as_ptr()), 0);
+        assert_eq!(nc_def_var_blosc(nc, v, BLOSC_ZSTD, 4, 0, BLOSC_SHUFFLE), 0);
+        let vals: Vec<f64> = (0..1000).map(|i| (i / 8) as f64).collect();
+        assert_eq!(nc_put_var_double(nc, v, vals.as_ptr()), 0);
+        assert_eq!(nc_close(nc), 0);
+
+        let zarray = std::fs::read_to_string(dir.path().join("b.zarr/v/.zarray")).unwrap();
+        let meta: serde_json::Value = serde_json::from_str(&zarray).unwrap();
+        let want = serde_json::json!({"id": "blosc", "cname": "zstd", "clevel": 4, "shuffle": 1, "blocksize": 0});
+        assert_eq!(meta["compressor"], want, "{zarray}");
+        let chunk = std::fs::read(dir.path().join("b.zarr/v/0")).unwrap();
+        assert_eq!(chunk[0], 2, "a Blosc 1 buffer (format version 2)");
+        assert!(chunk.len() < 8000 / 4, "compressed: {} bytes", chunk.len());
+
+        assert_eq!(nc_open(path.as_ptr(), NC_NOWRITE, &mut nc), 0);
+        let mut back = vec![0f64; 1000];
+        assert_eq!(nc_get_var_double(nc, v, back.as_mut_ptr()), 0);
+        assert_eq!(back, vals);
+        assert_eq!(nc_inq_var_blosc(nc, v, &mut has, &mut sub, &mut level, &mut bs, &mut sh), 0);
+        assert_eq!((has, sub, level, bs, sh), (1, BLOSC_ZSTD, 4, 0, BLOSC_SHUFFLE));
+        assert_eq!(nc_close(nc), 0);
+    }
+}

@@ -7,10 +7,12 @@
 //! the chain unavailable ([`CodecError::Unknown`]), which the engine reports
 //! as `NC_ENOFILTER`, as netCDF-C does without the plugin.
 
+mod blosc;
 mod shuffle;
 mod zlib;
 mod zstd;
 
+pub use blosc::CNAMES as BLOSC_CNAMES;
 pub use zstd::LEVELS as ZSTD_LEVELS;
 
 use serde_json::Value;
@@ -76,6 +78,13 @@ pub fn from_json(cfg: &Value, elem_size: usize) -> CodecResult<Box<dyn Codec>> {
             };
             Ok(Box::new(zstd::Zstd { level: level as i32, checksum }))
         }
+        "blosc" => {
+            let cname = cfg.get("cname").and_then(Value::as_str).unwrap_or("lz4");
+            let clevel = param(cfg, "clevel").unwrap_or(5);
+            let shuffle = param(cfg, "shuffle").unwrap_or(1);
+            let blocksize = param(cfg, "blocksize").unwrap_or(0);
+            Ok(Box::new(blosc::Blosc::new(cname, clevel, shuffle, blocksize, elem_size)?))
+        }
         other => Err(CodecError::Unknown(other.to_string())),
     }
 }
@@ -128,6 +137,11 @@ mod tests {
             vec![json!({"id": "zstd", "level": 0, "checksum": false})],
             vec![json!({"id": "shuffle", "elementsize": 4}), json!({"id": "zstd", "level": "19", "checksum": true})],
             vec![json!({"id": "zstd", "level": -5})],
+            vec![json!({"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0})],
+            vec![json!({"id": "blosc", "cname": "zstd", "clevel": 3, "shuffle": 2, "blocksize": 0})],
+            vec![json!({"id": "blosc", "cname": "zlib", "clevel": 9, "shuffle": -1, "blocksize": 256})],
+            vec![json!({"id": "blosc", "cname": "blosclz", "clevel": 1, "shuffle": 0})],
+            vec![json!({"id": "blosc", "cname": "lz4hc"})],
             vec![],
         ] {
             let chain = Chain::new(&cfg, 4).unwrap();
@@ -141,7 +155,24 @@ mod tests {
 
     #[test]
     fn unknown_and_bad() {
-        assert!(matches!(Chain::new(&[json!({"id": "blosc"})], 4), Err(CodecError::Unknown(_))));
+        assert!(matches!(Chain::new(&[json!({"id": "lzma"})], 4), Err(CodecError::Unknown(_))));
+        assert!(matches!(Chain::new(&[json!({"id": "blosc", "cname": "snappy"})], 4), Err(CodecError::Unknown(_))));
+        for bad in [
+            json!({"id": "blosc", "clevel": 10}),
+            json!({"id": "blosc", "shuffle": 3}),
+            json!({"id": "blosc", "blocksize": -1}),
+        ] {
+            assert!(matches!(Chain::new(&[bad], 4), Err(CodecError::BadConfig(..))));
+        }
+        let blosc = Chain::new(&[json!({"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1})], 4).unwrap();
+        let data: Vec<u8> = (0..4000u32).flat_map(|i| (i / 3).to_le_bytes()).collect();
+        let enc = blosc.encode(&data).unwrap();
+        assert_eq!(blosc.decode(&enc, data.len()).unwrap(), data);
+        // truncated, garbage, a header claiming another size, too short for a header
+        assert!(matches!(blosc.decode(&enc[..enc.len() - 1], data.len()), Err(CodecError::Corrupt(_))));
+        assert!(matches!(blosc.decode(&[0x55; 64], data.len()), Err(CodecError::Corrupt(_))));
+        assert!(matches!(blosc.decode(&enc, data.len() - 4), Err(CodecError::Corrupt(_))));
+        assert!(matches!(blosc.decode(&enc[..8], data.len()), Err(CodecError::Corrupt(_))));
         assert!(matches!(Chain::new(&[json!({"id": "zlib", "level": 42})], 4), Err(CodecError::BadConfig(..))));
         let chain = Chain::new(&[json!({"id": "zlib", "level": 1})], 4).unwrap();
         assert!(matches!(chain.decode(b"not zlib at all", 100), Err(CodecError::Corrupt(_))));

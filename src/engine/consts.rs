@@ -158,3 +158,14 @@ pub const H5Z_FILTER_SZIP: u32 = 4;
 pub const H5Z_FILTER_BZIP2: u32 = 307;
 pub const H5Z_FILTER_ZSTD: u32 = 32015;
 pub const H5Z_FILTER_BLOSC: u32 = 32001;
+
+// Blosc back ends and shuffle modes for nc_def_var_blosc (netcdf_filter.h).
+pub const BLOSC_LZ: u32 = 0;
+pub const BLOSC_LZ4: u32 = 1;
+pub const BLOSC_LZ4HC: u32 = 2;
+pub const BLOSC_SNAPPY: u32 = 3;
+pub const BLOSC_ZLIB: u32 = 4;
+pub const BLOSC_ZSTD: u32 = 5;
+pub const BLOSC_NOSHUFFLE: u32 = 0;
+pub const BLOSC_SHUFFLE: u32 = 1;
+pub const BLOSC_BITSHUFFLE: u32 = 2;

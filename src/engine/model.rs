@@ -521,6 +521,31 @@ impl Dataset {
         Ok(())
     }
 
+    /// Blosc compression (filter 32001, numcodecs' `blosc`), as
+    /// `nc_def_var_blosc`: a back end by netCDF-C's code (`BLOSC_LZ` 0,
+    /// `BLOSC_LZ4` 1, `BLOSC_LZ4HC` 2, `BLOSC_ZLIB` 4, `BLOSC_ZSTD` 5), a
+    /// level 0-9, a block size (0: automatic) and a shuffle mode (0 none,
+    /// 1 byte, 2 bit). It replaces an earlier Blosc setting.
+    pub fn def_var_blosc(
+        &mut self,
+        gid: usize,
+        varid: i32,
+        code: u32,
+        clevel: u32,
+        blocksize: u32,
+        shuffle: u32,
+    ) -> NcResult<()> {
+        let cname = crate::codec::BLOSC_CNAMES.iter().find(|(_, c)| *c == code).map(|(n, _)| *n);
+        let ok = cname.is_some() && clevel <= 9 && shuffle <= 2;
+        self.filterable(gid, varid, ok)?;
+        let v = self.var_mut(gid, varid)?;
+        v.codecs.retain(|c| codec_id(c) != "blosc");
+        v.codecs.push(serde_json::json!({
+            "id": "blosc", "cname": cname, "clevel": clevel, "shuffle": shuffle, "blocksize": blocksize
+        }));
+        Ok(())
+    }
+
     /// Checks that a variable may get a filter now (writable, define mode
     /// before its first data, not scalar, not a string) and that the
     /// filter's parameters are valid (`params_ok`, else `NC_EINVAL`), then

@@ -283,12 +283,30 @@ fn filter_id(codec: &serde_json::Value) -> Option<c_uint> {
 }
 
 /// The HDF5-style parameters of a filter: the level of the compressors
-/// that have one (deflate, bzip2, zstd), none for the others.
+/// that have one (deflate, bzip2, zstd), Blosc's seven (as netCDF-C's
+/// `nc_def_var_blosc` passes them: 0, 0, 0, block size, level, shuffle,
+/// back end), none for the others.
 fn filter_params(id: c_uint, codec: &serde_json::Value) -> Vec<c_uint> {
-    if id == H5Z_FILTER_DEFLATE || id == H5Z_FILTER_BZIP2 || id == H5Z_FILTER_ZSTD {
-        vec![codec_level(codec) as c_uint] // a negative zstd level as HDF5 passes it
-    } else {
-        vec![]
+    let num = |k: &str, default: i64| match codec.get(k) {
+        Some(serde_json::Value::Number(n)) => n.as_i64().unwrap_or(default),
+        Some(serde_json::Value::String(s)) => s.trim().parse().unwrap_or(default),
+        _ => default,
+    };
+    match id {
+        // a negative zstd level as HDF5 passes it
+        H5Z_FILTER_DEFLATE | H5Z_FILTER_BZIP2 | H5Z_FILTER_ZSTD => vec![codec_level(codec) as c_uint],
+        H5Z_FILTER_BLOSC => {
+            let cname = codec.get("cname").and_then(|c| c.as_str()).unwrap_or("lz4");
+            let code = match cname {
+                "snappy" => BLOSC_SNAPPY,
+                _ => crate::codec::BLOSC_CNAMES.iter().find(|(n, _)| *n == cname).map_or(BLOSC_LZ4, |(_, c)| *c),
+            };
+            let shuffle = num("shuffle", 1);
+            // numcodecs' AUTOSHUFFLE (-1) is reported as byte shuffle (it bit-shuffles one-byte elements)
+            let shuffle = if shuffle < 0 { BLOSC_SHUFFLE } else { shuffle as c_uint };
+            vec![0, 0, 0, num("blocksize", 0) as c_uint, num("clevel", 5) as c_uint, shuffle, code]
+        }
+        _ => vec![],
     }
 }
 
@@ -434,8 +452,9 @@ pub extern "C" fn nc_def_var_deflate(
 
 /// The HDF5-style filter API for the filters this build has: deflate (1,
 /// one parameter: the level), shuffle (2) and Zstandard (32015, one
-/// parameter: the level, negative ones as their two's complement). Others:
-/// `NC_ENOFILTER`.
+/// parameter: the level, negative ones as their two's complement) and
+/// Blosc (32001, seven parameters as `nc_def_var_blosc` passes them).
+/// Others: `NC_ENOFILTER`.
 ///
 /// # Safety
 /// `parms` holds `nparams` values (it may be NULL when `nparams` is 0).
@@ -464,19 +483,25 @@ pub unsafe extern "C" fn nc_def_var_filter(
                 }
                 ds.def_var_zstd(gid, varid, params[0] as c_int)
             }
+            H5Z_FILTER_BLOSC => {
+                if params.len() != 7 {
+                    return Err(NcError::new(NC_EFILTER));
+                }
+                ds.def_var_blosc(gid, varid, params[6], params[4], params[3], params[5])
+            }
             _ => Err(NcError::new(NC_ENOFILTER)),
         })
     })
 }
 
 /// `NC_NOERR` for the filters this build can encode and decode (deflate,
-/// shuffle, zstd), `NC_ENOFILTER` for any other.
+/// shuffle, zstd, blosc), `NC_ENOFILTER` for any other.
 #[no_mangle]
 pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
     guard("nc_inq_filter_avail", || {
         read(ncid, |_, _| Ok(()))?;
         match id {
-            H5Z_FILTER_DEFLATE | H5Z_FILTER_SHUFFLE | H5Z_FILTER_ZSTD => Ok(()),
+            H5Z_FILTER_DEFLATE | H5Z_FILTER_SHUFFLE | H5Z_FILTER_ZSTD | H5Z_FILTER_BLOSC => Ok(()),
             _ => Err(NcError::new(NC_ENOFILTER)),
         }
     })
@@ -511,6 +536,60 @@ pub unsafe extern "C" fn nc_inq_var_zstandard(
         })?;
         out(hasfilterp, level.is_some() as c_int);
         out(levelp, level.unwrap_or(0)); // 0 without the filter, as netCDF-C
+        Ok(())
+    })
+}
+
+/// Blosc compression (netCDF-C's `netcdf_filter.h`): `subcompressor` one of
+/// `BLOSC_LZ`, `BLOSC_LZ4`, `BLOSC_LZ4HC`, `BLOSC_ZLIB`, `BLOSC_ZSTD`
+/// (Snappy is not built), `level` 0-9, `blocksize` 0 for automatic,
+/// `addshuffle` `BLOSC_NOSHUFFLE`/`BLOSC_SHUFFLE`/`BLOSC_BITSHUFFLE`;
+/// anything else is `NC_EINVAL`. Stored as the Zarr codec `blosc`.
+#[no_mangle]
+pub extern "C" fn nc_def_var_blosc(
+    ncid: c_int,
+    varid: c_int,
+    subcompressor: c_uint,
+    level: c_uint,
+    blocksize: c_uint,
+    addshuffle: c_uint,
+) -> c_int {
+    guard("nc_def_var_blosc", || {
+        not_global(varid)?;
+        write(ncid, |ds, gid| ds.def_var_blosc(gid, varid, subcompressor, level, blocksize, addshuffle))
+    })
+}
+
+/// Whether the variable is Blosc-compressed, and its settings (all 0
+/// without the filter, as netCDF-C).
+///
+/// # Safety
+/// Outputs are NULL or point to `int`/`unsigned int`s.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_var_blosc(
+    ncid: c_int,
+    varid: c_int,
+    hasfilterp: *mut c_int,
+    subcompressorp: *mut c_uint,
+    levelp: *mut c_uint,
+    blocksizep: *mut c_uint,
+    addshufflep: *mut c_uint,
+) -> c_int {
+    guard("nc_inq_var_blosc", || {
+        not_global(varid)?;
+        let p = read(ncid, |ds, gid| {
+            let v = ds.var(gid, varid)?;
+            Ok(v.codecs
+                .iter()
+                .find(|c| filter_id(c) == Some(H5Z_FILTER_BLOSC))
+                .map(|c| filter_params(H5Z_FILTER_BLOSC, c)))
+        })?;
+        out(hasfilterp, p.is_some() as c_int);
+        let p = p.unwrap_or_else(|| vec![0; 7]);
+        out(subcompressorp, p[6]);
+        out(levelp, p[4]);
+        out(blocksizep, p[3]);
+        out(addshufflep, p[5]);
         Ok(())
     })
 }

@@ -73,6 +73,9 @@ for name, extra in (("ours_full", FULL_ONLY), ("ours_portable", {}), ("ours_zarr
         squeezed = g["squeezed"]
         check(squeezed.compressors[0].codec_id == "zstd", f"{name}: squeezed is zstd: {squeezed.compressors}")
         check(squeezed[...].ravel().tolist() == [0.25 * i for i in range(12)], f"{name}: zstd data")
+        blosced = g["blosced"]
+        check(blosced.compressors[0].codec_id == "blosc", f"{name}: blosced is blosc: {blosced.compressors}")
+        check(blosced[...].ravel().tolist() == [i * 10 - 50 for i in range(12)], f"{name}: blosc data")
     check(g["g/deeper/w"].shape == (5,), f"{name}: g/deeper/w shape")
     if name == "ours_full":
         continue  # xarray would open "c" too (see above)

@@ -90,6 +90,7 @@ known_failure zarr_py deb "4.9.0 fails with NC_EINVAL on zarr-python's JSON attr
 compare zarr_py_zstd whl
 compare xarray deb
 compare xarray whl
+compare xarray_blosc whl
 
 echo "== reading what nczarr-rs wrote"
 compare ours_full whl

@@ -76,6 +76,8 @@ static void common(int nc, int full) {
         E(nc_def_var_deflate(nc, v, 1, 1, 4));
         E(nc_def_var(nc, "squeezed", NC_DOUBLE, 2, d2, &v));
         E(nc_def_var_zstandard(nc, v, 3));
+        E(nc_def_var(nc, "blosced", NC_SHORT, 2, d2, &v));
+        E(nc_def_var_blosc(nc, v, BLOSC_LZ4, 5, 0, BLOSC_SHUFFLE));
     }
 }
 
@@ -144,6 +146,8 @@ static void data(int nc, int full) {
         for (i = 0; i < 12; i++) big[i] = 0.25f * (float)i;
         E(nc_inq_varid(nc, "squeezed", &v));
         E(nc_put_var_float(nc, v, big)); /* converted to double */
+        E(nc_inq_varid(nc, "blosced", &v));
+        E(nc_put_var_int(nc, v, vi)); /* converted to short */
     }
 }
 

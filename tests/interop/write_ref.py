@@ -97,4 +97,11 @@ ds["temperature"].values[:] = np.arange(24, dtype="f4").reshape(2, 3, 4)
 ds["pressure"].values[1, 2] = np.nan
 encoding = {name: {"compressors": None} for name in list(ds.data_vars) + list(ds.coords)}
 ds.to_zarr(f"{out}/xarray.zarr", mode="w", zarr_format=2, consolidated=True, encoding=encoding)
+# xarray's default encoding: Blosc (lz4, byte shuffle) on every array
+xb = xr.Dataset(
+    {"field": (("y", "x"), np.arange(35, dtype="f4").reshape(5, 7) / 8, {"units": "m"})},
+    coords={"y": np.arange(5, dtype="i8") * 10, "x": np.linspace(0.0, 3.0, 7)},
+)
+xb.to_zarr(f"{out}/xarray_blosc.zarr", mode="w", zarr_format=2, consolidated=False)
+assert '"blosc"' in open(f"{out}/xarray_blosc.zarr/field/.zarray").read()
 print("write_ref: wrote", sorted(os.listdir(out)))

@@ -1,0 +1,124 @@
+//! numcodecs' `blosc` (`{"id": "blosc", "cname": "lz4", "clevel": 5,
+//! "shuffle": 1, "blocksize": 0}`): one Blosc 1 buffer per chunk. It is
+//! xarray's default compressor for Zarr v2 and netCDF-C's filter 32001.
+//! c-blosc, with its lz4, zlib and zstd back ends, is compiled into the
+//! library (blosc-src), so nothing is needed at run time.
+//!
+//! Only the context functions are used (`blosc_compress_ctx`,
+//! `blosc_decompress_ctx`): they take no global lock, ignore the `BLOSC_*`
+//! environment variables, and are safe to call from many threads. Chunks
+//! are already coded in parallel, so Blosc runs one internal thread.
+
+use super::{Codec, CodecError, CodecResult};
+use std::ffi::{c_void, CString};
+
+/// Blosc back ends this build has, by numcodecs' `cname`, with netCDF-C's
+/// codes (`netcdf_filter.h`'s `BLOSC_LZ` ...). Snappy is not built.
+pub const CNAMES: [(&str, u32); 5] = [("blosclz", 0), ("lz4", 1), ("lz4hc", 2), ("zlib", 4), ("zstd", 5)];
+
+/// numcodecs' shuffle modes.
+pub const AUTOSHUFFLE: i64 = -1;
+pub const NOSHUFFLE: i64 = 0;
+pub const BITSHUFFLE: i64 = 2;
+
+#[derive(Debug)]
+pub struct Blosc {
+    pub cname: CString,
+    pub clevel: i32,
+    /// 0 none, 1 byte, 2 bit (AUTOSHUFFLE is resolved at construction).
+    pub shuffle: i32,
+    pub blocksize: usize,
+    /// The element size shuffling works on: the array's.
+    pub typesize: usize,
+}
+
+impl Blosc {
+    pub fn new(cname: &str, clevel: i64, shuffle: i64, blocksize: i64, typesize: usize) -> CodecResult<Blosc> {
+        if !CNAMES.iter().any(|(n, _)| *n == cname) {
+            return Err(CodecError::Unknown(format!("blosc:{cname}")));
+        }
+        let bad = |what: String| Err(CodecError::BadConfig("blosc", what));
+        if !(0..=9).contains(&clevel) {
+            return bad(format!("clevel {clevel}"));
+        }
+        let shuffle = match shuffle {
+            // numcodecs: bit shuffle for one-byte elements, byte shuffle otherwise
+            AUTOSHUFFLE => {
+                if typesize == 1 {
+                    BITSHUFFLE
+                } else {
+                    1
+                }
+            }
+            NOSHUFFLE..=BITSHUFFLE => shuffle,
+            s => return bad(format!("shuffle {s}")),
+        };
+        if blocksize < 0 {
+            return bad(format!("blocksize {blocksize}"));
+        }
+        Ok(Blosc {
+            cname: CString::new(cname).expect("cname is one of CNAMES"),
+            clevel: clevel as i32,
+            shuffle: shuffle as i32,
+            blocksize: blocksize as usize,
+            typesize: typesize.clamp(1, 255),
+        })
+    }
+}
+
+impl Codec for Blosc {
+    fn encode(&self, data: &[u8]) -> CodecResult<Vec<u8>> {
+        let cap = data.len() + blosc_src::BLOSC_MAX_OVERHEAD as usize;
+        let mut out = vec![0u8; cap];
+        // SAFETY: `data` and `out` are valid for their lengths and do not
+        // overlap; c-blosc writes at most `cap` bytes.
+        let n = unsafe {
+            blosc_src::blosc_compress_ctx(
+                self.clevel,
+                self.shuffle,
+                self.typesize,
+                data.len(),
+                data.as_ptr().cast::<c_void>(),
+                out.as_mut_ptr().cast::<c_void>(),
+                cap,
+                self.cname.as_ptr(),
+                self.blocksize,
+                1,
+            )
+        };
+        if n <= 0 {
+            return Err(CodecError::BadConfig("blosc", format!("compression failed ({n})")));
+        }
+        out.truncate(n as usize);
+        Ok(out)
+    }
+
+    fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
+        let corrupt = Err(CodecError::Corrupt("blosc"));
+        let mut nbytes = 0usize;
+        // SAFETY: c-blosc reads at most `data.len()` bytes to validate the
+        // header against the buffer's length.
+        if data.len() < blosc_src::BLOSC_MIN_HEADER_LENGTH as usize
+            || unsafe { blosc_src::blosc_cbuffer_validate(data.as_ptr().cast::<c_void>(), data.len(), &mut nbytes) }
+                != 0
+            || nbytes != decoded_len
+        {
+            return corrupt;
+        }
+        let mut out = vec![0u8; decoded_len];
+        // SAFETY: the header was validated against `data.len()` (so c-blosc
+        // reads inside `data`), and it writes at most `decoded_len` bytes.
+        let n = unsafe {
+            blosc_src::blosc_decompress_ctx(
+                data.as_ptr().cast::<c_void>(),
+                out.as_mut_ptr().cast::<c_void>(),
+                decoded_len,
+                1,
+            )
+        };
+        if n < 0 || n as usize != decoded_len {
+            return corrupt;
+        }
+        Ok(out)
+    }
+}
