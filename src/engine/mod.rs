@@ -9,6 +9,7 @@ pub mod convert;
 pub mod data;
 pub mod error;
 pub mod file;
+pub mod filters;
 pub mod json;
 pub mod meta;
 pub mod model;

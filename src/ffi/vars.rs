@@ -268,56 +268,6 @@ pub unsafe extern "C" fn nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *
     })
 }
 
-/// HDF5 filter id of a Zarr codec, as netCDF-C's codec plugins map them.
-fn filter_id(codec: &serde_json::Value) -> Option<c_uint> {
-    Some(match codec.get("id")?.as_str()? {
-        "zlib" | "gzip" => H5Z_FILTER_DEFLATE,
-        "shuffle" => H5Z_FILTER_SHUFFLE,
-        "fletcher32" => H5Z_FILTER_FLETCHER32,
-        "szip" => H5Z_FILTER_SZIP,
-        "bz2" => H5Z_FILTER_BZIP2,
-        "zstd" => H5Z_FILTER_ZSTD,
-        "blosc" => H5Z_FILTER_BLOSC,
-        _ => return None,
-    })
-}
-
-/// The HDF5-style parameters of a filter: the level of the compressors
-/// that have one (deflate, bzip2, zstd), Blosc's seven (as netCDF-C's
-/// `nc_def_var_blosc` passes them: 0, 0, 0, block size, level, shuffle,
-/// back end), none for the others.
-fn filter_params(id: c_uint, codec: &serde_json::Value) -> Vec<c_uint> {
-    let num = |k: &str, default: i64| match codec.get(k) {
-        Some(serde_json::Value::Number(n)) => n.as_i64().unwrap_or(default),
-        Some(serde_json::Value::String(s)) => s.trim().parse().unwrap_or(default),
-        _ => default,
-    };
-    match id {
-        // a negative zstd level as HDF5 passes it
-        H5Z_FILTER_DEFLATE | H5Z_FILTER_BZIP2 | H5Z_FILTER_ZSTD => vec![codec_level(codec) as c_uint],
-        H5Z_FILTER_BLOSC => {
-            let cname = codec.get("cname").and_then(|c| c.as_str()).unwrap_or("lz4");
-            let code = match cname {
-                "snappy" => BLOSC_SNAPPY,
-                _ => crate::codec::BLOSC_CNAMES.iter().find(|(n, _)| *n == cname).map_or(BLOSC_LZ4, |(_, c)| *c),
-            };
-            let shuffle = num("shuffle", 1);
-            // numcodecs' AUTOSHUFFLE (-1) is reported as byte shuffle (it bit-shuffles one-byte elements)
-            let shuffle = if shuffle < 0 { BLOSC_SHUFFLE } else { shuffle as c_uint };
-            vec![0, 0, 0, num("blocksize", 0) as c_uint, num("clevel", 5) as c_uint, shuffle, code]
-        }
-        _ => vec![],
-    }
-}
-
-fn codec_level(codec: &serde_json::Value) -> c_int {
-    match codec.get("level") {
-        Some(serde_json::Value::Number(n)) => n.as_i64().unwrap_or(0) as c_int,
-        Some(serde_json::Value::String(s)) => s.parse().unwrap_or(0),
-        _ => 0,
-    }
-}
-
 /// Shuffle and deflate settings, from the variable's codecs.
 ///
 /// # Safety
@@ -334,8 +284,8 @@ pub unsafe extern "C" fn nc_inq_var_deflate(
         not_global(varid)?;
         let (sh, level) = read(ncid, |ds, gid| {
             let v = ds.var(gid, varid)?;
-            let sh = v.codecs.iter().any(|c| filter_id(c) == Some(H5Z_FILTER_SHUFFLE));
-            let level = v.codecs.iter().find(|c| filter_id(c) == Some(H5Z_FILTER_DEFLATE)).map(codec_level);
+            let sh = v.filter(H5Z_FILTER_SHUFFLE).is_some();
+            let level = v.filter(H5Z_FILTER_DEFLATE).map(|p| p[0] as c_int);
             Ok((sh, level))
         })?;
         out(shufflep, sh as c_int);
@@ -351,9 +301,7 @@ pub unsafe extern "C" fn nc_inq_var_deflate(
 pub unsafe extern "C" fn nc_inq_var_fletcher32(ncid: c_int, varid: c_int, fletcher32p: *mut c_int) -> c_int {
     guard("nc_inq_var_fletcher32", || {
         not_global(varid)?;
-        let f = read(ncid, |ds, gid| {
-            Ok(ds.var(gid, varid)?.codecs.iter().any(|c| filter_id(c) == Some(H5Z_FILTER_FLETCHER32)))
-        })?;
+        let f = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.filter(H5Z_FILTER_FLETCHER32).is_some()))?;
         out(fletcher32p, f as c_int);
         Ok(())
     })
@@ -373,7 +321,7 @@ pub unsafe extern "C" fn nc_inq_var_filter_ids(
     guard("nc_inq_var_filter_ids", || {
         not_global(varid)?;
         let f: Vec<c_uint> =
-            read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.codecs.iter().filter_map(filter_id).collect()))?;
+            read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.filters().into_iter().map(|(id, _)| id).collect()))?;
         out(nfiltersp, f.len());
         out_slice(ids, &f);
         Ok(())
@@ -396,8 +344,7 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(
         not_global(varid)?;
         let p: Vec<c_uint> = read(ncid, |ds, gid| {
             let v = ds.var(gid, varid)?;
-            let c = v.codecs.iter().find(|c| filter_id(c) == Some(id)).ok_or(NcError::new(NC_ENOFILTER))?;
-            Ok(filter_params(id, c))
+            v.filter(id).ok_or(NcError::new(NC_ENOFILTER))
         })?;
         out(nparamsp, p.len());
         out_slice(params, &p);
@@ -422,10 +369,7 @@ pub unsafe extern "C" fn nc_inq_var_filter(
         not_global(varid)?;
         let (id, p) = read(ncid, |ds, gid| {
             let v = ds.var(gid, varid)?;
-            Ok(match v.codecs.iter().find_map(|c| filter_id(c).map(|id| (id, c))) {
-                Some((id, c)) => (id, filter_params(id, c)),
-                None => (0, vec![]),
-            })
+            Ok(v.filters().into_iter().next().unwrap_or((0, vec![])))
         })?;
         out(idp, id);
         out(nparamsp, p.len());
@@ -531,9 +475,7 @@ pub unsafe extern "C" fn nc_inq_var_zstandard(
 ) -> c_int {
     guard("nc_inq_var_zstandard", || {
         not_global(varid)?;
-        let level = read(ncid, |ds, gid| {
-            Ok(ds.var(gid, varid)?.codecs.iter().find(|c| filter_id(c) == Some(H5Z_FILTER_ZSTD)).map(codec_level))
-        })?;
+        let level = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.filter(H5Z_FILTER_ZSTD).map(|p| p[0] as c_int)))?;
         out(hasfilterp, level.is_some() as c_int);
         out(levelp, level.unwrap_or(0)); // 0 without the filter, as netCDF-C
         Ok(())
@@ -577,13 +519,7 @@ pub unsafe extern "C" fn nc_inq_var_blosc(
 ) -> c_int {
     guard("nc_inq_var_blosc", || {
         not_global(varid)?;
-        let p = read(ncid, |ds, gid| {
-            let v = ds.var(gid, varid)?;
-            Ok(v.codecs
-                .iter()
-                .find(|c| filter_id(c) == Some(H5Z_FILTER_BLOSC))
-                .map(|c| filter_params(H5Z_FILTER_BLOSC, c)))
-        })?;
+        let p = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.filter(H5Z_FILTER_BLOSC)))?;
         out(hasfilterp, p.is_some() as c_int);
         let p = p.unwrap_or_else(|| vec![0; 7]);
         out(subcompressorp, p[6]);
