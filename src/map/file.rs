@@ -12,9 +12,7 @@
 //!   a non-empty directory that does not look like a Zarr store, so a wrong
 //!   path never costs a user their data.
 
-use super::{
-    checked_range, splice, Features, ListableStore, MapError, MapResult, ReadableStore, Store, StoreKey, WritableStore,
-};
+use super::{checked_range, splice, ListableStore, MapError, MapResult, ReadableStore, Store, StoreKey, WritableStore};
 use std::fs;
 use std::io::{self, ErrorKind, Read, Write};
 use std::os::unix::fs::FileExt;
@@ -133,14 +131,6 @@ impl FileStore {
         let mut p = self.root.clone();
         p.extend(key.segments());
         p
-    }
-
-    fn check_writable(&self) -> MapResult<()> {
-        if self.writable {
-            Ok(())
-        } else {
-            Err(MapError::ReadOnly)
-        }
     }
 
     /// Creates the parent directories of `key`; a file in the way is a
@@ -398,10 +388,6 @@ impl ListableStore for FileStore {
 }
 
 impl Store for FileStore {
-    fn features(&self) -> Features {
-        Features::default()
-    }
-
     fn location(&self) -> &str {
         &self.location
     }

@@ -4,7 +4,7 @@
 //! name can be reopened under that name (by another handle or thread) until
 //! it is destroyed. The location may be given as `mem://name` or `name`.
 
-use super::{splice, Features, MapError, MapResult, Store, StoreKey};
+use super::{splice, MapError, MapResult, Store, StoreKey};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, LazyLock, Mutex, RwLock};
 
@@ -48,14 +48,6 @@ impl MemoryStore {
         let name = store_name(location)?;
         let objects = registry().get(&name).cloned().ok_or_else(|| MapError::RootNotFound(location.to_string()))?;
         Ok(MemoryStore { name, objects, writable })
-    }
-
-    fn check_writable(&self) -> MapResult<()> {
-        if self.writable {
-            Ok(())
-        } else {
-            Err(MapError::ReadOnly)
-        }
     }
 }
 
@@ -240,10 +232,6 @@ pub(crate) use object_map_store;
 object_map_store!(MemoryStore);
 
 impl Store for MemoryStore {
-    fn features(&self) -> Features {
-        Features::default()
-    }
-
     fn location(&self) -> &str {
         &self.name
     }

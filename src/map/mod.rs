@@ -128,10 +128,18 @@ pub trait ListableStore: Send + Sync {
 
 /// A dataset's store: all capabilities plus dataset-level operations.
 pub trait Store: ReadableStore + WritableStore + ListableStore {
-    fn features(&self) -> Features;
     /// Where the dataset lives (a path, a name or a URL).
     fn location(&self) -> &str;
     fn is_writable(&self) -> bool;
+    /// Every write and delete calls this first: [`MapError::ReadOnly`] on a
+    /// read-only store. Drivers that track changes override it to note one.
+    fn check_writable(&self) -> MapResult<()> {
+        if self.is_writable() {
+            Ok(())
+        } else {
+            Err(MapError::ReadOnly)
+        }
+    }
     /// True for stores whose requests wait on the network: chunk work on them
     /// runs with many more requests in flight than there are cores.
     fn io_bound(&self) -> bool {

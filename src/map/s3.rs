@@ -17,7 +17,7 @@
 //! (`$AWS_SESSION_TOKEN`), else unsigned. `s3://` URLs use `$AWS_ENDPOINT_URL`
 //! when it is set. The bucket must exist.
 
-use super::{Features, ListableStore, MapError, MapResult, ReadableStore, Store, StoreKey, WritableStore};
+use super::{ListableStore, MapError, MapResult, ReadableStore, Store, StoreKey, WritableStore};
 use futures::{StreamExt, TryStreamExt};
 use object_store::aws::{AmazonS3, AmazonS3Builder};
 use object_store::path::Path as OsPath;
@@ -258,14 +258,6 @@ impl S3Store {
         Ok(keys)
     }
 
-    fn check_writable(&self) -> MapResult<()> {
-        if self.writable {
-            Ok(())
-        } else {
-            Err(MapError::ReadOnly)
-        }
-    }
-
     pub fn create(location: &str, clobber: bool) -> MapResult<Self> {
         let s = S3Store::connect(location, true)?;
         let existing = s.keys_below(&StoreKey::root())?;
@@ -458,10 +450,6 @@ impl ListableStore for S3Store {
 }
 
 impl Store for S3Store {
-    fn features(&self) -> Features {
-        Features::default()
-    }
-
     fn location(&self) -> &str {
         &self.location
     }

@@ -9,7 +9,7 @@
 
 use super::file::local_path;
 use super::memory::ObjectMap;
-use super::{Features, MapError, MapResult, Store, StoreKey};
+use super::{MapError, MapResult, Store, StoreKey};
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -92,15 +92,6 @@ impl ZipStore {
         }
     }
 
-    fn check_writable(&self) -> MapResult<()> {
-        if self.writable {
-            self.dirty.store(true, Ordering::Relaxed);
-            Ok(())
-        } else {
-            Err(MapError::ReadOnly)
-        }
-    }
-
     fn write_archive(&self) -> MapResult<()> {
         let dir = self.path.parent().unwrap_or(Path::new("."));
         let name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -130,16 +121,21 @@ impl ZipStore {
 super::memory::object_map_store!(ZipStore);
 
 impl Store for ZipStore {
-    fn features(&self) -> Features {
-        Features::default()
-    }
-
     fn location(&self) -> &str {
         &self.location
     }
 
     fn is_writable(&self) -> bool {
         self.writable
+    }
+
+    /// A write is about to happen: the archive must be written back.
+    fn check_writable(&self) -> MapResult<()> {
+        if !self.writable {
+            return Err(MapError::ReadOnly);
+        }
+        self.dirty.store(true, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Writes the archive if anything changed since it was last written.
