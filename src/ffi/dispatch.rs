@@ -37,9 +37,14 @@ fn ours(ncid: c_int) -> NcResult<c_int> {
     Ok(root | (ncid & 0xffff))
 }
 
-/// Runs `f` with this library's ncid; its status is the slot's.
+/// Runs `f` with this library's ncid, in the panic boundary.
+fn fwd_result(name: &'static str, ncid: c_int, f: impl FnOnce(c_int) -> NcResult<()>) -> c_int {
+    guard(name, || f(ours(ncid)?))
+}
+
+/// Runs a C API function `f` with this library's ncid; its status is the slot's.
 fn fwd(name: &'static str, ncid: c_int, f: impl FnOnce(c_int) -> c_int) -> c_int {
-    guard(name, || match f(ours(ncid)?) {
+    fwd_result(name, ncid, |n| match f(n) {
         NC_NOERR => Ok(()),
         rc => Err(NcError::new(rc)),
     })
@@ -126,8 +131,8 @@ unsafe extern "C" fn d_get_vara(
     value: *mut c_void,
     memtype: nc_type,
 ) -> c_int {
-    fwd("nczarr_rs_udf_get_vara", ncid, |n| {
-        status(data::get(n, varid, data::Kind::Vara, start, count, null(), null(), value, memtype))
+    fwd_result("nczarr_rs_udf_get_vara", ncid, |n| {
+        data::get(n, varid, data::Kind::Vara, start, count, null(), null(), value, memtype)
     })
 }
 
@@ -139,8 +144,8 @@ unsafe extern "C" fn d_put_vara(
     value: *const c_void,
     memtype: nc_type,
 ) -> c_int {
-    fwd("nczarr_rs_udf_put_vara", ncid, |n| {
-        status(data::put(n, varid, data::Kind::Vara, start, count, null(), null(), value, memtype))
+    fwd_result("nczarr_rs_udf_put_vara", ncid, |n| {
+        data::put(n, varid, data::Kind::Vara, start, count, null(), null(), value, memtype)
     })
 }
 
@@ -153,8 +158,8 @@ unsafe extern "C" fn d_get_vars(
     value: *mut c_void,
     memtype: nc_type,
 ) -> c_int {
-    fwd("nczarr_rs_udf_get_vars", ncid, |n| {
-        status(data::get(n, varid, data::Kind::Vars, start, count, stride, null(), value, memtype))
+    fwd_result("nczarr_rs_udf_get_vars", ncid, |n| {
+        data::get(n, varid, data::Kind::Vars, start, count, stride, null(), value, memtype)
     })
 }
 
@@ -167,8 +172,8 @@ unsafe extern "C" fn d_put_vars(
     value: *const c_void,
     memtype: nc_type,
 ) -> c_int {
-    fwd("nczarr_rs_udf_put_vars", ncid, |n| {
-        status(data::put(n, varid, data::Kind::Vars, start, count, stride, null(), value, memtype))
+    fwd_result("nczarr_rs_udf_put_vars", ncid, |n| {
+        data::put(n, varid, data::Kind::Vars, start, count, stride, null(), value, memtype)
     })
 }
 
@@ -182,8 +187,8 @@ unsafe extern "C" fn d_get_varm(
     value: *mut c_void,
     memtype: nc_type,
 ) -> c_int {
-    fwd("nczarr_rs_udf_get_varm", ncid, |n| {
-        status(data::get(n, varid, data::Kind::Varm, start, count, stride, imap, value, memtype))
+    fwd_result("nczarr_rs_udf_get_varm", ncid, |n| {
+        data::get(n, varid, data::Kind::Varm, start, count, stride, imap, value, memtype)
     })
 }
 
@@ -197,8 +202,8 @@ unsafe extern "C" fn d_put_varm(
     value: *const c_void,
     memtype: nc_type,
 ) -> c_int {
-    fwd("nczarr_rs_udf_put_varm", ncid, |n| {
-        status(data::put(n, varid, data::Kind::Varm, start, count, stride, imap, value, memtype))
+    fwd_result("nczarr_rs_udf_put_varm", ncid, |n| {
+        data::put(n, varid, data::Kind::Varm, start, count, stride, imap, value, memtype)
     })
 }
 
@@ -209,7 +214,7 @@ unsafe extern "C" fn d_get_att(
     value: *mut c_void,
     memtype: nc_type,
 ) -> c_int {
-    fwd("nczarr_rs_udf_get_att", ncid, |n| status(atts::get_att(n, varid, name, value, memtype)))
+    fwd_result("nczarr_rs_udf_get_att", ncid, |n| atts::get_att(n, varid, name, value, memtype))
 }
 
 unsafe extern "C" fn d_put_att(
@@ -221,14 +226,7 @@ unsafe extern "C" fn d_put_att(
     value: *const c_void,
     memtype: nc_type,
 ) -> c_int {
-    fwd("nczarr_rs_udf_put_att", ncid, |n| status(atts::put_att(n, varid, name, file_type, len, value, memtype)))
-}
-
-fn status(r: NcResult<()>) -> c_int {
-    match r {
-        Ok(()) => NC_NOERR,
-        Err(e) => e.code(),
-    }
+    fwd_result("nczarr_rs_udf_put_att", ncid, |n| atts::put_att(n, varid, name, file_type, len, value, memtype))
 }
 
 /// netCDF-C's catch-all variable inquiry (19 arguments, every output
