@@ -9,14 +9,9 @@ import numpy as np
 import xarray as xr
 import zarr
 
+from checks import check, finish
+
 d = sys.argv[1]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 EXPECTED = {  # name: (shape, numpy dtype)
@@ -93,5 +88,4 @@ for name, extra in (("ours_full", FULL_ONLY), ("ours_portable", {}), ("ours_zarr
         vv = ds["v"].values
         check(bool(np.isnan(vv[0]).all()) and vv[1, 0] == -50, f"{name}: xarray masks the fill value")
 
-print(f"check_ours: {len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish("check_ours")
