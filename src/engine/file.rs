@@ -115,20 +115,24 @@ impl Dataset {
             }
             self.define_mode = false;
         }
-        self.flush_chunks()?;
-        meta::write_metadata(self)?;
-        self.store.flush()?;
-        Ok(())
+        self.persist()
     }
 
     /// `nc_close`: persists everything. On error the dataset stays open.
     pub fn close(&mut self) -> NcResult<()> {
         if self.writable {
             self.define_mode = false;
-            self.flush_chunks()?;
-            meta::write_metadata(self)?;
-            self.store.flush()?;
+            self.persist()?;
         }
+        Ok(())
+    }
+
+    /// Dirty chunks, then the metadata that changed, then the store's own
+    /// buffers (the zip archive) are made durable.
+    fn persist(&mut self) -> NcResult<()> {
+        self.flush_chunks()?;
+        meta::write_metadata(self)?;
+        self.store.flush()?;
         Ok(())
     }
 
