@@ -9,6 +9,7 @@ use crate::engine::error::*;
 use crate::engine::types::{type_name, type_size};
 use crate::engine::{file, NcError, NcResult};
 use std::os::raw::{c_char, c_int};
+use std::ptr::null_mut;
 use std::sync::{Arc, RwLock};
 
 /// Creates (`create`) or opens a dataset and returns its ncid through `ncidp`.
@@ -148,61 +149,54 @@ pub unsafe extern "C" fn nc_inq(
     nattsp: *mut c_int,
     unlimdimidp: *mut c_int,
 ) -> c_int {
-    guard("nc_inq", || {
-        let (nd, nv, na, ul) = read(ncid, |ds, gid| {
-            let g = &ds.groups[gid];
-            Ok((g.dims.len(), g.vars.len(), g.atts.len(), unlimdims(ds, gid).first().copied().unwrap_or(-1)))
-        })?;
-        out(ndimsp, nd as c_int);
-        out(nvarsp, nv as c_int);
-        out(nattsp, na as c_int);
-        out(unlimdimidp, ul);
-        Ok(())
-    })
+    guard("nc_inq", || counts(ncid, ndimsp, nvarsp, nattsp, unlimdimidp))
+}
+
+/// The body of `nc_inq` and its single-count forms.
+unsafe fn counts(
+    ncid: c_int,
+    ndimsp: *mut c_int,
+    nvarsp: *mut c_int,
+    nattsp: *mut c_int,
+    unlimdimidp: *mut c_int,
+) -> NcResult<()> {
+    let (nd, nv, na, ul) = read(ncid, |ds, gid| {
+        let g = &ds.groups[gid];
+        Ok((g.dims.len(), g.vars.len(), g.atts.len(), unlimdims(ds, gid).first().copied().unwrap_or(-1)))
+    })?;
+    out(ndimsp, nd as c_int);
+    out(nvarsp, nv as c_int);
+    out(nattsp, na as c_int);
+    out(unlimdimidp, ul);
+    Ok(())
 }
 
 /// # Safety
 /// `ndimsp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_ndims(ncid: c_int, ndimsp: *mut c_int) -> c_int {
-    guard("nc_inq_ndims", || {
-        let n = read(ncid, |ds, gid| Ok(ds.groups[gid].dims.len()))?;
-        out(ndimsp, n as c_int);
-        Ok(())
-    })
+    guard("nc_inq_ndims", || counts(ncid, ndimsp, null_mut(), null_mut(), null_mut()))
 }
 
 /// # Safety
 /// `nvarsp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_nvars(ncid: c_int, nvarsp: *mut c_int) -> c_int {
-    guard("nc_inq_nvars", || {
-        let n = read(ncid, |ds, gid| Ok(ds.groups[gid].vars.len()))?;
-        out(nvarsp, n as c_int);
-        Ok(())
-    })
+    guard("nc_inq_nvars", || counts(ncid, null_mut(), nvarsp, null_mut(), null_mut()))
 }
 
 /// # Safety
 /// `nattsp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_natts(ncid: c_int, nattsp: *mut c_int) -> c_int {
-    guard("nc_inq_natts", || {
-        let n = read(ncid, |ds, gid| Ok(ds.groups[gid].atts.len()))?;
-        out(nattsp, n as c_int);
-        Ok(())
-    })
+    guard("nc_inq_natts", || counts(ncid, null_mut(), null_mut(), nattsp, null_mut()))
 }
 
 /// # Safety
 /// `unlimdimidp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_unlimdim(ncid: c_int, unlimdimidp: *mut c_int) -> c_int {
-    guard("nc_inq_unlimdim", || {
-        let u = read(ncid, |ds, gid| Ok(unlimdims(ds, gid).first().copied().unwrap_or(-1)))?;
-        out(unlimdimidp, u);
-        Ok(())
-    })
+    guard("nc_inq_unlimdim", || counts(ncid, null_mut(), null_mut(), null_mut(), unlimdimidp))
 }
 
 /// The unlimited dimensions defined in this group.
