@@ -16,13 +16,7 @@ int main(int argc, char **argv) {
     const char *strs[2] = {"one", "two"};
     char *dup[2];
     double vals[4] = {1.5, 2.5, 3.5, 4.5}, back[4];
-    if (argc > 1 && argv[1][0] == '/') snprintf(base, sizeof base, "%s", argv[1]);
-    else {
-        char cwd[1024];
-        if (!getcwd(cwd, sizeof cwd)) return 2;
-        snprintf(base, sizeof base, "%s/%s", cwd, argc > 1 ? argv[1] : "compat_scratch");
-    }
-    t_mkdirs(base);
+    if (t_scratch(base, sizeof base, argc, argv, "compat_scratch")) return 2;
     snprintf(a, sizeof a, "file://%s/a.zarr#mode=nczarr,file", base);
     snprintf(b, sizeof b, "file://%s/b.zarr#mode=nczarr,file", base);
     snprintf(z, sizeof z, "file://%s/c.zip#mode=nczarr,zip", base);

@@ -357,13 +357,7 @@ static void test_deflate(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1 && argv[1][0] == '/') snprintf(base, sizeof base, "%s", argv[1]);
-    else {
-        char cwd[1024];
-        if (!getcwd(cwd, sizeof cwd)) return 2;
-        snprintf(base, sizeof base, "%s/%s", cwd, argc > 1 ? argv[1] : "nc_data_scratch");
-    }
-    t_mkdirs(base);
+    if (t_scratch(base, sizeof base, argc, argv, "nc_data_scratch")) return 2;
     test_schar(); test_uchar(); test_short(); test_int(); test_long(); test_float();
     test_double(); test_ubyte(); test_ushort(); test_uint(); test_longlong(); test_ulonglong();
     test_untyped();

@@ -332,13 +332,7 @@ static void test_default_chunks(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1 && argv[1][0] == '/') snprintf(base, sizeof base, "%s", argv[1]);
-    else {
-        char cwd[1024];
-        if (!getcwd(cwd, sizeof cwd)) return 2;
-        snprintf(base, sizeof base, "%s/%s", cwd, argc > 1 ? argv[1] : "nc_meta_scratch");
-    }
-    t_mkdirs(base);
+    if (t_scratch(base, sizeof base, argc, argv, "nc_meta_scratch")) return 2;
     test_roundtrip();
     test_errors();
     test_abort_sync_and_modes();

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <netcdf.h>
 
 static int t_failures = 0;
@@ -44,5 +45,18 @@ static inline void t_mkdirs(const char *path) {
             buf[i] = c;
         }
     }
+}
+
+/* The scratch directory of a test: argv[1] if absolute, else argv[1] (or
+   `fallback`) below the working directory; created. 0, or 2 on failure. */
+static inline int t_scratch(char *base, size_t size, int argc, char **argv, const char *fallback) {
+    if (argc > 1 && argv[1][0] == '/') snprintf(base, size, "%s", argv[1]);
+    else {
+        char cwd[1024];
+        if (!getcwd(cwd, sizeof cwd)) return 2;
+        snprintf(base, size, "%s/%s", cwd, argc > 1 ? argv[1] : fallback);
+    }
+    t_mkdirs(base);
+    return 0;
 }
 #endif
