@@ -2738,7 +2738,8 @@ int nc_inq_grp_parent(int ncid, int *parent_ncid);
  * The ncid of the child group `name`.
  *
  * # Safety
- * `name` is a NUL-terminated string; `grp_ncid` is NULL or points to an `int`.
+ * `name` is NULL (the root group) or a NUL-terminated string; `grp_ncid` is
+ * NULL or points to an `int`.
  */
 int nc_inq_ncid(int ncid, const char *name, int *grp_ncid);
 

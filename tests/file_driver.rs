@@ -2,6 +2,7 @@
 
 use nczarr_rs::map::{Driver, MapError, StoreKey};
 use std::fs;
+use std::path::PathBuf;
 
 fn k(s: &str) -> StoreKey {
     StoreKey::parse(s).unwrap()
@@ -84,7 +85,12 @@ fn file_urls_and_relative_paths() {
     s.set(&k("/.zgroup"), b"{}").unwrap();
     assert!(root.join(".zgroup").exists());
     assert!(matches!(Driver::File.open("s3://bucket/key", false), Err(MapError::InvalidLocation(_))));
-    assert!(matches!(Driver::File.open("file://relative/path", false), Err(MapError::InvalidLocation(_))));
+    // Relative file:// URLs resolve against the working directory, as in
+    // netCDF-C's own tests (`file://tmp.zarr#mode=nczarr,file`).
+    let cwd = std::env::current_dir().unwrap();
+    assert_eq!(nczarr_rs::map::file::local_path("file://relative/path#mode=zarr").unwrap(), cwd.join("relative/path"));
+    assert_eq!(nczarr_rs::map::file::local_path("file://localhost/abs/p").unwrap(), PathBuf::from("/abs/p"));
+    assert_eq!(nczarr_rs::map::file::local_path("file:///abs/p").unwrap(), PathBuf::from("/abs/p"));
 }
 
 #[test]

@@ -460,7 +460,12 @@ impl Dataset {
     /// chunked; contiguous ones have one chunk of the whole shape (spec).
     pub fn inq_var_chunking(&self, gid: usize, varid: i32) -> NcResult<(i32, Vec<u64>)> {
         let v = self.var(gid, varid)?;
-        Ok((NC_CHUNKED, v.chunks.clone()))
+        // A scalar is one value in one object: netCDF-C's NCZarr says
+        // NC_CHUNKED with no sizes, which makes `ncdump -s` print a broken
+        // `_ChunkSizes = ` line; HDF5 (and so `ncdump -s` of a .nc file) says
+        // contiguous, which is what it is.
+        let storage = if v.dimids.is_empty() { NC_CONTIGUOUS } else { NC_CHUNKED };
+        Ok((storage, v.chunks.clone()))
     }
 
     pub fn def_var_endian(&mut self, gid: usize, varid: i32, endian: i32) -> NcResult<()> {

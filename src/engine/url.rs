@@ -132,6 +132,29 @@ pub fn parse(path: &str) -> NcResult<DatasetUrl> {
     Ok(DatasetUrl { storage, location, pure_zarr, xarray, consolidated, modes })
 }
 
+/// For a URL, whether it names a Zarr dataset as netCDF-C decides it:
+/// `s3://` and `mem://`, or a `mode=` list (or value-less key) naming
+/// `nczarr`, `zarr`, `xarray`, `noxarray`, `zip` or `s3`. `None` for a plain path.
+pub fn zarr_url(path: &str) -> Option<bool> {
+    let path = path.trim_start_matches(|c: char| c.is_whitespace() || c.is_control());
+    let scheme_end = path.find("://").filter(|&i| i > 0 && path[..i].chars().all(|c| c.is_ascii_alphanumeric()))?;
+    let scheme = path[..scheme_end].to_ascii_lowercase();
+    if scheme == "s3" || scheme == "mem" {
+        return Some(true);
+    }
+    const ZARR: &[&str] = &["nczarr", "zarr", "xarray", "noxarray", "zip", "s3"];
+    let fragment = path.split_once('#').map(|(_, f)| f).unwrap_or("");
+    let query = path.split_once('?').map(|(_, q)| q.split('#').next().unwrap_or("")).unwrap_or("");
+    let named = fragment.split('&').chain(query.split('&')).any(|pair| match pair.split_once('=') {
+        Some((k, v)) => {
+            k.trim().eq_ignore_ascii_case("mode")
+                && v.split(',').any(|m| ZARR.iter().any(|z| m.trim().eq_ignore_ascii_case(z)))
+        }
+        None => ZARR.iter().any(|z| pair.trim().eq_ignore_ascii_case(z)),
+    });
+    Some(named)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,5 +185,19 @@ mod tests {
         assert_eq!(parse("file:///x.zip#mode=nczarr,zip").unwrap().storage, Storage::Zip);
         assert_eq!(parse("gopher://x/y").unwrap_err().code(), NC_EINVAL);
         assert_eq!(parse("").unwrap_err().code(), NC_EINVAL);
+    }
+
+    #[test]
+    fn zarr_urls() {
+        assert_eq!(zarr_url("/plain/x.zarr"), None);
+        assert_eq!(zarr_url("x.nc"), None);
+        assert_eq!(zarr_url("file://b.zarr#mode=nczarr,file"), Some(true));
+        assert_eq!(zarr_url("file:///b#mode=file,ZARR"), Some(true));
+        assert_eq!(zarr_url("file:///b#log&mode=xarray"), Some(true));
+        assert_eq!(zarr_url("file:///b#zarr"), Some(true));
+        assert_eq!(zarr_url("s3://bucket/key"), Some(true));
+        assert_eq!(zarr_url("https://h/x.nc#mode=bytes"), Some(false));
+        assert_eq!(zarr_url("file:///b.nc#mode=udf0"), Some(false));
+        assert_eq!(zarr_url("http://h/dods/x"), Some(false));
     }
 }

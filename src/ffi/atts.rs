@@ -4,6 +4,7 @@
 //! is 32-bit). Values out of range are still stored or returned (C cast
 //! semantics) and the call reports `NC_ERANGE`, as in netCDF-C.
 
+use super::interpose::{by_ncid, is_ours};
 use super::args::{c_str, out, out_name};
 use super::boundary::guard;
 use super::nc::{read, write};
@@ -11,7 +12,7 @@ use super::types::nc_type;
 use super::values::{from_mem, to_mem};
 use crate::engine::consts::*;
 use crate::engine::error::*;
-use crate::engine::types::{is_atomic, range_result};
+use crate::engine::types::{is_atomic, range_result, type_size};
 use crate::engine::{NcError, NcResult};
 use std::os::raw::{c_char, c_double, c_float, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
 
@@ -46,6 +47,7 @@ pub(crate) unsafe fn get_att(ncid: c_int, varid: c_int, name: *const c_char, ip:
 /// `name` is a NUL-terminated string; `op` holds `len` values of `xtype`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_att(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_void) -> c_int {
+    by_ncid!(ncid => nc_put_att(ncid, varid, name, xtype, len, op));
     guard("nc_put_att", || put_att(ncid, varid, name, xtype, len, op, xtype))
 }
 
@@ -55,6 +57,7 @@ pub unsafe extern "C" fn nc_put_att(ncid: c_int, varid: c_int, name: *const c_ch
 /// `name` is a NUL-terminated string; `op` holds `len` characters.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_att_text(ncid: c_int, varid: c_int, name: *const c_char, len: usize, op: *const c_char) -> c_int {
+    by_ncid!(ncid => nc_put_att_text(ncid, varid, name, len, op));
     guard("nc_put_att_text", || put_att(ncid, varid, name, NC_CHAR, len, op.cast(), NC_CHAR))
 }
 
@@ -64,6 +67,7 @@ pub unsafe extern "C" fn nc_put_att_text(ncid: c_int, varid: c_int, name: *const
 /// `name` is a NUL-terminated string; `op` holds `len` string pointers.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_att_string(ncid: c_int, varid: c_int, name: *const c_char, len: usize, op: *mut *const c_char) -> c_int {
+    by_ncid!(ncid => nc_put_att_string(ncid, varid, name, len, op));
     guard("nc_put_att_string", || put_att(ncid, varid, name, NC_STRING, len, op as *const c_void, NC_STRING))
 }
 
@@ -71,6 +75,7 @@ pub unsafe extern "C" fn nc_put_att_string(ncid: c_int, varid: c_int, name: *con
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_att_schar(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_schar) -> c_int {
+    by_ncid!(ncid => nc_put_att_schar(ncid, varid, name, xtype, len, op));
     guard("nc_put_att_schar", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_BYTE))
 }
 
@@ -78,6 +83,7 @@ pub unsafe extern "C" fn nc_put_att_schar(ncid: c_int, varid: c_int, name: *cons
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_att_uchar(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_uchar) -> c_int {
+    by_ncid!(ncid => nc_put_att_uchar(ncid, varid, name, xtype, len, op));
     guard("nc_put_att_uchar", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_UBYTE))
 }
 
@@ -85,6 +91,7 @@ pub unsafe extern "C" fn nc_put_att_uchar(ncid: c_int, varid: c_int, name: *cons
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_att_short(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_short) -> c_int {
+    by_ncid!(ncid => nc_put_att_short(ncid, varid, name, xtype, len, op));
     guard("nc_put_att_short", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_SHORT))
 }
 
@@ -92,6 +99,7 @@ pub unsafe extern "C" fn nc_put_att_short(ncid: c_int, varid: c_int, name: *cons
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_att_int(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_int) -> c_int {
+    by_ncid!(ncid => nc_put_att_int(ncid, varid, name, xtype, len, op));
     guard("nc_put_att_int", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_INT))
 }
 
@@ -99,6 +107,7 @@ pub unsafe extern "C" fn nc_put_att_int(ncid: c_int, varid: c_int, name: *const 
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_att_long(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_long) -> c_int {
+    by_ncid!(ncid => nc_put_att_long(ncid, varid, name, xtype, len, op));
     guard("nc_put_att_long", || put_att(ncid, varid, name, xtype, len, op.cast(), LONG_TYPE))
 }
 
@@ -106,6 +115,7 @@ pub unsafe extern "C" fn nc_put_att_long(ncid: c_int, varid: c_int, name: *const
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_att_float(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_float) -> c_int {
+    by_ncid!(ncid => nc_put_att_float(ncid, varid, name, xtype, len, op));
     guard("nc_put_att_float", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_FLOAT))
 }
 
@@ -113,6 +123,7 @@ pub unsafe extern "C" fn nc_put_att_float(ncid: c_int, varid: c_int, name: *cons
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_att_double(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_double) -> c_int {
+    by_ncid!(ncid => nc_put_att_double(ncid, varid, name, xtype, len, op));
     guard("nc_put_att_double", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_DOUBLE))
 }
 
@@ -120,6 +131,7 @@ pub unsafe extern "C" fn nc_put_att_double(ncid: c_int, varid: c_int, name: *con
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_att_ubyte(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_uchar) -> c_int {
+    by_ncid!(ncid => nc_put_att_ubyte(ncid, varid, name, xtype, len, op));
     guard("nc_put_att_ubyte", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_UBYTE))
 }
 
@@ -127,6 +139,7 @@ pub unsafe extern "C" fn nc_put_att_ubyte(ncid: c_int, varid: c_int, name: *cons
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_att_ushort(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_ushort) -> c_int {
+    by_ncid!(ncid => nc_put_att_ushort(ncid, varid, name, xtype, len, op));
     guard("nc_put_att_ushort", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_USHORT))
 }
 
@@ -134,6 +147,7 @@ pub unsafe extern "C" fn nc_put_att_ushort(ncid: c_int, varid: c_int, name: *con
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_att_uint(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_uint) -> c_int {
+    by_ncid!(ncid => nc_put_att_uint(ncid, varid, name, xtype, len, op));
     guard("nc_put_att_uint", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_UINT))
 }
 
@@ -141,6 +155,7 @@ pub unsafe extern "C" fn nc_put_att_uint(ncid: c_int, varid: c_int, name: *const
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_att_longlong(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_longlong) -> c_int {
+    by_ncid!(ncid => nc_put_att_longlong(ncid, varid, name, xtype, len, op));
     guard("nc_put_att_longlong", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_INT64))
 }
 
@@ -148,6 +163,7 @@ pub unsafe extern "C" fn nc_put_att_longlong(ncid: c_int, varid: c_int, name: *c
 /// `name` is a NUL-terminated string; `op` holds `len` values.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_att_ulonglong(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_ulonglong) -> c_int {
+    by_ncid!(ncid => nc_put_att_ulonglong(ncid, varid, name, xtype, len, op));
     guard("nc_put_att_ulonglong", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_UINT64))
 }
 
@@ -157,6 +173,7 @@ pub unsafe extern "C" fn nc_put_att_ulonglong(ncid: c_int, varid: c_int, name: *
 /// `name` is a NUL-terminated string; `ip` has room for the values.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_att(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_void) -> c_int {
+    by_ncid!(ncid => nc_get_att(ncid, varid, name, ip));
     guard("nc_get_att", || get_att(ncid, varid, name, ip, NC_NAT))
 }
 
@@ -165,6 +182,7 @@ pub unsafe extern "C" fn nc_get_att(ncid: c_int, varid: c_int, name: *const c_ch
 /// NUL is added, as in netCDF-C).
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_att_text(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_get_att_text(ncid, varid, name, ip));
     guard("nc_get_att_text", || get_att(ncid, varid, name, ip.cast(), NC_CHAR))
 }
 
@@ -174,6 +192,7 @@ pub unsafe extern "C" fn nc_get_att_text(ncid: c_int, varid: c_int, name: *const
 /// `name` is a NUL-terminated string; `ip` has room for the pointers.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_att_string(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_get_att_string(ncid, varid, name, ip));
     guard("nc_get_att_string", || get_att(ncid, varid, name, ip.cast(), NC_STRING))
 }
 
@@ -181,6 +200,7 @@ pub unsafe extern "C" fn nc_get_att_string(ncid: c_int, varid: c_int, name: *con
 /// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_att_schar(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_schar) -> c_int {
+    by_ncid!(ncid => nc_get_att_schar(ncid, varid, name, ip));
     guard("nc_get_att_schar", || get_att(ncid, varid, name, ip.cast(), NC_BYTE))
 }
 
@@ -188,6 +208,7 @@ pub unsafe extern "C" fn nc_get_att_schar(ncid: c_int, varid: c_int, name: *cons
 /// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_att_uchar(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_uchar) -> c_int {
+    by_ncid!(ncid => nc_get_att_uchar(ncid, varid, name, ip));
     guard("nc_get_att_uchar", || get_att(ncid, varid, name, ip.cast(), NC_UBYTE))
 }
 
@@ -195,6 +216,7 @@ pub unsafe extern "C" fn nc_get_att_uchar(ncid: c_int, varid: c_int, name: *cons
 /// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_att_short(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_short) -> c_int {
+    by_ncid!(ncid => nc_get_att_short(ncid, varid, name, ip));
     guard("nc_get_att_short", || get_att(ncid, varid, name, ip.cast(), NC_SHORT))
 }
 
@@ -202,6 +224,7 @@ pub unsafe extern "C" fn nc_get_att_short(ncid: c_int, varid: c_int, name: *cons
 /// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_att_int(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_get_att_int(ncid, varid, name, ip));
     guard("nc_get_att_int", || get_att(ncid, varid, name, ip.cast(), NC_INT))
 }
 
@@ -209,6 +232,7 @@ pub unsafe extern "C" fn nc_get_att_int(ncid: c_int, varid: c_int, name: *const 
 /// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_att_long(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_long) -> c_int {
+    by_ncid!(ncid => nc_get_att_long(ncid, varid, name, ip));
     guard("nc_get_att_long", || get_att(ncid, varid, name, ip.cast(), LONG_TYPE))
 }
 
@@ -216,6 +240,7 @@ pub unsafe extern "C" fn nc_get_att_long(ncid: c_int, varid: c_int, name: *const
 /// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_att_float(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_float) -> c_int {
+    by_ncid!(ncid => nc_get_att_float(ncid, varid, name, ip));
     guard("nc_get_att_float", || get_att(ncid, varid, name, ip.cast(), NC_FLOAT))
 }
 
@@ -223,6 +248,7 @@ pub unsafe extern "C" fn nc_get_att_float(ncid: c_int, varid: c_int, name: *cons
 /// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_att_double(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_double) -> c_int {
+    by_ncid!(ncid => nc_get_att_double(ncid, varid, name, ip));
     guard("nc_get_att_double", || get_att(ncid, varid, name, ip.cast(), NC_DOUBLE))
 }
 
@@ -230,6 +256,7 @@ pub unsafe extern "C" fn nc_get_att_double(ncid: c_int, varid: c_int, name: *con
 /// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_att_ubyte(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_uchar) -> c_int {
+    by_ncid!(ncid => nc_get_att_ubyte(ncid, varid, name, ip));
     guard("nc_get_att_ubyte", || get_att(ncid, varid, name, ip.cast(), NC_UBYTE))
 }
 
@@ -237,6 +264,7 @@ pub unsafe extern "C" fn nc_get_att_ubyte(ncid: c_int, varid: c_int, name: *cons
 /// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_att_ushort(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_ushort) -> c_int {
+    by_ncid!(ncid => nc_get_att_ushort(ncid, varid, name, ip));
     guard("nc_get_att_ushort", || get_att(ncid, varid, name, ip.cast(), NC_USHORT))
 }
 
@@ -244,6 +272,7 @@ pub unsafe extern "C" fn nc_get_att_ushort(ncid: c_int, varid: c_int, name: *con
 /// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_att_uint(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_uint) -> c_int {
+    by_ncid!(ncid => nc_get_att_uint(ncid, varid, name, ip));
     guard("nc_get_att_uint", || get_att(ncid, varid, name, ip.cast(), NC_UINT))
 }
 
@@ -251,6 +280,7 @@ pub unsafe extern "C" fn nc_get_att_uint(ncid: c_int, varid: c_int, name: *const
 /// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_att_longlong(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_longlong) -> c_int {
+    by_ncid!(ncid => nc_get_att_longlong(ncid, varid, name, ip));
     guard("nc_get_att_longlong", || get_att(ncid, varid, name, ip.cast(), NC_INT64))
 }
 
@@ -258,6 +288,7 @@ pub unsafe extern "C" fn nc_get_att_longlong(ncid: c_int, varid: c_int, name: *c
 /// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_att_ulonglong(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_ulonglong) -> c_int {
+    by_ncid!(ncid => nc_get_att_ulonglong(ncid, varid, name, ip));
     guard("nc_get_att_ulonglong", || get_att(ncid, varid, name, ip.cast(), NC_UINT64))
 }
 
@@ -268,6 +299,7 @@ pub unsafe extern "C" fn nc_get_att_ulonglong(ncid: c_int, varid: c_int, name: *
 /// `name` is a NUL-terminated string; outputs are NULL or valid.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_att(ncid: c_int, varid: c_int, name: *const c_char, xtypep: *mut nc_type, lenp: *mut usize) -> c_int {
+    by_ncid!(ncid => nc_inq_att(ncid, varid, name, xtypep, lenp));
     guard("nc_inq_att", || {
         let name = c_str(name)?;
         let v = read(ncid, |ds, gid| ds.get_att(gid, varid, name))?;
@@ -281,6 +313,7 @@ pub unsafe extern "C" fn nc_inq_att(ncid: c_int, varid: c_int, name: *const c_ch
 /// As `nc_inq_att`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_atttype(ncid: c_int, varid: c_int, name: *const c_char, xtypep: *mut nc_type) -> c_int {
+    by_ncid!(ncid => nc_inq_atttype(ncid, varid, name, xtypep));
     guard("nc_inq_atttype", || {
         let name = c_str(name)?;
         let v = read(ncid, |ds, gid| ds.get_att(gid, varid, name))?;
@@ -293,6 +326,7 @@ pub unsafe extern "C" fn nc_inq_atttype(ncid: c_int, varid: c_int, name: *const 
 /// As `nc_inq_att`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_attlen(ncid: c_int, varid: c_int, name: *const c_char, lenp: *mut usize) -> c_int {
+    by_ncid!(ncid => nc_inq_attlen(ncid, varid, name, lenp));
     guard("nc_inq_attlen", || {
         let name = c_str(name)?;
         let v = read(ncid, |ds, gid| ds.get_att(gid, varid, name))?;
@@ -305,6 +339,7 @@ pub unsafe extern "C" fn nc_inq_attlen(ncid: c_int, varid: c_int, name: *const c
 /// `name` is a NUL-terminated string; `idp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_attid(ncid: c_int, varid: c_int, name: *const c_char, idp: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_attid(ncid, varid, name, idp));
     guard("nc_inq_attid", || {
         let name = c_str(name)?;
         let i = read(ncid, |ds, gid| ds.att_index(gid, varid, name))?;
@@ -317,6 +352,7 @@ pub unsafe extern "C" fn nc_inq_attid(ncid: c_int, varid: c_int, name: *const c_
 /// `name` is NULL or holds `NC_MAX_NAME + 1` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_attname(ncid: c_int, varid: c_int, attnum: c_int, name: *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_inq_attname(ncid, varid, attnum, name));
     guard("nc_inq_attname", || {
         let n = read(ncid, |ds, gid| {
             let atts = ds.atts(gid, varid)?;
@@ -331,6 +367,7 @@ pub unsafe extern "C" fn nc_inq_attname(ncid: c_int, varid: c_int, attnum: c_int
 /// `name` is a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn nc_del_att(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
+    by_ncid!(ncid => nc_del_att(ncid, varid, name));
     guard("nc_del_att", || {
         let name = c_str(name)?;
         write(ncid, |ds, gid| ds.del_att(gid, varid, name))
@@ -341,6 +378,7 @@ pub unsafe extern "C" fn nc_del_att(ncid: c_int, varid: c_int, name: *const c_ch
 /// Both names are NUL-terminated strings.
 #[no_mangle]
 pub unsafe extern "C" fn nc_rename_att(ncid: c_int, varid: c_int, name: *const c_char, newname: *const c_char) -> c_int {
+    by_ncid!(ncid => nc_rename_att(ncid, varid, name, newname));
     guard("nc_rename_att", || {
         let (old, new) = (c_str(name)?, c_str(newname)?);
         write(ncid, |ds, gid| ds.rename_att(gid, varid, old, new))
@@ -353,9 +391,40 @@ pub unsafe extern "C" fn nc_rename_att(ncid: c_int, varid: c_int, name: *const c
 /// `name` is a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn nc_copy_att(ncid_in: c_int, varid_in: c_int, name: *const c_char, ncid_out: c_int, varid_out: c_int) -> c_int {
+    if !is_ours(ncid_out) {
+        by_ncid!(ncid_in => nc_copy_att(ncid_in, varid_in, name, ncid_out, varid_out));
+    }
+    if !is_ours(ncid_in) || !is_ours(ncid_out) {
+        // One side is the real libnetcdf's (nccopy between a .nc file and a store).
+        return guard("nc_copy_att", || copy_att_across(ncid_in, varid_in, name, ncid_out, varid_out));
+    }
     guard("nc_copy_att", || {
         let name = c_str(name)?;
         let values = read(ncid_in, |ds, gid| ds.get_att(gid, varid_in, name))?;
         write(ncid_out, |ds, gid| ds.put_att(gid, varid_out, name, values))
     })
+}
+
+/// `nc_copy_att` between this library and another (each side's calls are
+/// routed by ncid), through the public API as netCDF-C's own `nc_copy_att`.
+unsafe fn copy_att_across(ncid_in: c_int, varid_in: c_int, name: *const c_char, ncid_out: c_int, varid_out: c_int) -> NcResult<()> {
+    let status = |rc: c_int| if rc == NC_NOERR { Ok(()) } else { Err(NcError::new(rc)) };
+    let (mut xtype, mut len) = (0, 0usize);
+    status(nc_inq_att(ncid_in, varid_in, name, &mut xtype, &mut len))?;
+    if xtype == NC_STRING {
+        let mut v: Vec<*mut c_char> = Vec::new();
+        v.try_reserve_exact(len).map_err(|_| NcError::new(NC_ENOMEM))?;
+        v.resize(len, std::ptr::null_mut());
+        status(nc_get_att_string(ncid_in, varid_in, name, v.as_mut_ptr()))?;
+        let rc = nc_put_att_string(ncid_out, varid_out, name, len, v.as_mut_ptr() as *mut *const c_char);
+        super::files::nc_free_string(len, v.as_mut_ptr());
+        return status(rc);
+    }
+    let size = type_size(xtype).ok_or(NcError::new(NC_EBADTYPE))?;
+    let bytes = len.checked_mul(size).ok_or(NcError::new(NC_ENOMEM))?;
+    let mut buf: Vec<u8> = Vec::new();
+    buf.try_reserve_exact(bytes).map_err(|_| NcError::new(NC_ENOMEM))?;
+    buf.resize(bytes, 0);
+    status(nc_get_att(ncid_in, varid_in, name, buf.as_mut_ptr() as *mut c_void))?;
+    status(nc_put_att(ncid_out, varid_out, name, xtype, len, buf.as_ptr() as *const c_void))
 }

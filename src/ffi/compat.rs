@@ -8,6 +8,7 @@
 
 use super::args::{c_str, in_slice, non_null, out};
 use super::boundary::guard;
+use super::interpose::{always, by_ncid, by_path, is_ours};
 use super::nc::{read, write};
 use super::types::nc_type;
 use crate::engine::consts::*;
@@ -44,6 +45,7 @@ fn not_nc3(ncid: c_int) -> NcResult<()> {
 
 #[no_mangle]
 pub extern "C" fn nc_def_compound(ncid: c_int, size: usize, name: *const c_char, typeidp: *mut nc_type) -> c_int {
+    by_ncid!(ncid => nc_def_compound(ncid, size, name, typeidp));
     let _ = (size, name, typeidp);
     guard("nc_def_compound", || no_user_types(ncid))
 }
@@ -56,6 +58,7 @@ pub extern "C" fn nc_insert_compound(
     offset: usize,
     field_typeid: nc_type,
 ) -> c_int {
+    by_ncid!(ncid => nc_insert_compound(ncid, xtype, name, offset, field_typeid));
     let _ = (xtype, name, offset, field_typeid);
     guard("nc_insert_compound", || no_user_types(ncid))
 }
@@ -70,6 +73,7 @@ pub extern "C" fn nc_insert_array_compound(
     ndims: c_int,
     dim_sizes: *const c_int,
 ) -> c_int {
+    by_ncid!(ncid => nc_insert_array_compound(ncid, xtype, name, offset, field_typeid, ndims, dim_sizes));
     let _ = (xtype, name, offset, field_typeid, ndims, dim_sizes);
     guard("nc_insert_array_compound", || no_user_types(ncid))
 }
@@ -82,24 +86,28 @@ pub extern "C" fn nc_inq_compound(
     sizep: *mut usize,
     nfieldsp: *mut usize,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_compound(ncid, xtype, name, sizep, nfieldsp));
     let _ = (xtype, name, sizep, nfieldsp);
     guard("nc_inq_compound", || no_user_types(ncid))
 }
 
 #[no_mangle]
 pub extern "C" fn nc_inq_compound_name(ncid: c_int, xtype: nc_type, name: *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_inq_compound_name(ncid, xtype, name));
     let _ = (xtype, name);
     guard("nc_inq_compound_name", || no_user_types(ncid))
 }
 
 #[no_mangle]
 pub extern "C" fn nc_inq_compound_size(ncid: c_int, xtype: nc_type, sizep: *mut usize) -> c_int {
+    by_ncid!(ncid => nc_inq_compound_size(ncid, xtype, sizep));
     let _ = (xtype, sizep);
     guard("nc_inq_compound_size", || no_user_types(ncid))
 }
 
 #[no_mangle]
 pub extern "C" fn nc_inq_compound_nfields(ncid: c_int, xtype: nc_type, nfieldsp: *mut usize) -> c_int {
+    by_ncid!(ncid => nc_inq_compound_nfields(ncid, xtype, nfieldsp));
     let _ = (xtype, nfieldsp);
     guard("nc_inq_compound_nfields", || no_user_types(ncid))
 }
@@ -115,12 +123,14 @@ pub extern "C" fn nc_inq_compound_field(
     ndimsp: *mut c_int,
     dim_sizesp: *mut c_int,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_compound_field(ncid, xtype, fieldid, name, offsetp, field_typeidp, ndimsp, dim_sizesp));
     let _ = (xtype, fieldid, name, offsetp, field_typeidp, ndimsp, dim_sizesp);
     guard("nc_inq_compound_field", || no_user_types(ncid))
 }
 
 #[no_mangle]
 pub extern "C" fn nc_inq_compound_fieldname(ncid: c_int, xtype: nc_type, fieldid: c_int, name: *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_inq_compound_fieldname(ncid, xtype, fieldid, name));
     let _ = (xtype, fieldid, name);
     guard("nc_inq_compound_fieldname", || no_user_types(ncid))
 }
@@ -132,6 +142,7 @@ pub extern "C" fn nc_inq_compound_fieldindex(
     name: *const c_char,
     fieldidp: *mut c_int,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_compound_fieldindex(ncid, xtype, name, fieldidp));
     let _ = (xtype, name, fieldidp);
     guard("nc_inq_compound_fieldindex", || no_user_types(ncid))
 }
@@ -143,6 +154,7 @@ pub extern "C" fn nc_inq_compound_fieldoffset(
     fieldid: c_int,
     offsetp: *mut usize,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_compound_fieldoffset(ncid, xtype, fieldid, offsetp));
     let _ = (xtype, fieldid, offsetp);
     guard("nc_inq_compound_fieldoffset", || no_user_types(ncid))
 }
@@ -154,12 +166,14 @@ pub extern "C" fn nc_inq_compound_fieldtype(
     fieldid: c_int,
     field_typeidp: *mut nc_type,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_compound_fieldtype(ncid, xtype, fieldid, field_typeidp));
     let _ = (xtype, fieldid, field_typeidp);
     guard("nc_inq_compound_fieldtype", || no_user_types(ncid))
 }
 
 #[no_mangle]
 pub extern "C" fn nc_inq_compound_fieldndims(ncid: c_int, xtype: nc_type, fieldid: c_int, ndimsp: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_compound_fieldndims(ncid, xtype, fieldid, ndimsp));
     let _ = (xtype, fieldid, ndimsp);
     guard("nc_inq_compound_fieldndims", || no_user_types(ncid))
 }
@@ -171,12 +185,14 @@ pub extern "C" fn nc_inq_compound_fielddim_sizes(
     fieldid: c_int,
     dim_sizes: *mut c_int,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_compound_fielddim_sizes(ncid, xtype, fieldid, dim_sizes));
     let _ = (xtype, fieldid, dim_sizes);
     guard("nc_inq_compound_fielddim_sizes", || no_user_types(ncid))
 }
 
 #[no_mangle]
 pub extern "C" fn nc_def_vlen(ncid: c_int, name: *const c_char, base_typeid: nc_type, xtypep: *mut nc_type) -> c_int {
+    by_ncid!(ncid => nc_def_vlen(ncid, name, base_typeid, xtypep));
     let _ = (name, base_typeid, xtypep);
     guard("nc_def_vlen", || no_user_types(ncid))
 }
@@ -189,6 +205,7 @@ pub extern "C" fn nc_inq_vlen(
     datum_sizep: *mut usize,
     base_nc_typep: *mut nc_type,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_vlen(ncid, xtype, name, datum_sizep, base_nc_typep));
     let _ = (xtype, name, datum_sizep, base_nc_typep);
     guard("nc_inq_vlen", || no_user_types(ncid))
 }
@@ -201,6 +218,7 @@ pub extern "C" fn nc_put_vlen_element(
     len: usize,
     data: *const c_void,
 ) -> c_int {
+    by_ncid!(ncid => nc_put_vlen_element(ncid, typeid1, vlen_element, len, data));
     let _ = (typeid1, vlen_element, len, data);
     guard("nc_put_vlen_element", || no_user_types(ncid))
 }
@@ -213,6 +231,7 @@ pub extern "C" fn nc_get_vlen_element(
     len: *mut usize,
     data: *mut c_void,
 ) -> c_int {
+    by_ncid!(ncid => nc_get_vlen_element(ncid, typeid1, vlen_element, len, data));
     let _ = (typeid1, vlen_element, len, data);
     guard("nc_get_vlen_element", || no_user_types(ncid))
 }
@@ -262,18 +281,21 @@ pub extern "C" fn nc_inq_user_type(
     nfieldsp: *mut usize,
     classp: *mut c_int,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_user_type(ncid, xtype, name, size, base_nc_typep, nfieldsp, classp));
     let _ = (xtype, name, size, base_nc_typep, nfieldsp, classp);
     guard("nc_inq_user_type", || no_user_types(ncid))
 }
 
 #[no_mangle]
 pub extern "C" fn nc_def_enum(ncid: c_int, base_typeid: nc_type, name: *const c_char, typeidp: *mut nc_type) -> c_int {
+    by_ncid!(ncid => nc_def_enum(ncid, base_typeid, name, typeidp));
     let _ = (base_typeid, name, typeidp);
     guard("nc_def_enum", || no_user_types(ncid))
 }
 
 #[no_mangle]
 pub extern "C" fn nc_insert_enum(ncid: c_int, xtype: nc_type, name: *const c_char, value: *const c_void) -> c_int {
+    by_ncid!(ncid => nc_insert_enum(ncid, xtype, name, value));
     let _ = (xtype, name, value);
     guard("nc_insert_enum", || no_user_types(ncid))
 }
@@ -287,6 +309,7 @@ pub extern "C" fn nc_inq_enum(
     base_sizep: *mut usize,
     num_membersp: *mut usize,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_enum(ncid, xtype, name, base_nc_typep, base_sizep, num_membersp));
     let _ = (xtype, name, base_nc_typep, base_sizep, num_membersp);
     guard("nc_inq_enum", || no_user_types(ncid))
 }
@@ -299,24 +322,28 @@ pub extern "C" fn nc_inq_enum_member(
     name: *mut c_char,
     value: *mut c_void,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_enum_member(ncid, xtype, idx, name, value));
     let _ = (xtype, idx, name, value);
     guard("nc_inq_enum_member", || no_user_types(ncid))
 }
 
 #[no_mangle]
 pub extern "C" fn nc_inq_enum_ident(ncid: c_int, xtype: nc_type, value: c_longlong, identifier: *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_inq_enum_ident(ncid, xtype, value, identifier));
     let _ = (xtype, value, identifier);
     guard("nc_inq_enum_ident", || no_user_types(ncid))
 }
 
 #[no_mangle]
 pub extern "C" fn nc_def_opaque(ncid: c_int, size: usize, name: *const c_char, xtypep: *mut nc_type) -> c_int {
+    by_ncid!(ncid => nc_def_opaque(ncid, size, name, xtypep));
     let _ = (size, name, xtypep);
     guard("nc_def_opaque", || no_user_types(ncid))
 }
 
 #[no_mangle]
 pub extern "C" fn nc_inq_opaque(ncid: c_int, xtype: nc_type, name: *mut c_char, sizep: *mut usize) -> c_int {
+    by_ncid!(ncid => nc_inq_opaque(ncid, xtype, name, sizep));
     let _ = (xtype, name, sizep);
     guard("nc_inq_opaque", || no_user_types(ncid))
 }
@@ -333,13 +360,22 @@ pub unsafe extern "C" fn nc_inq_type_equal(
     typeid2: nc_type,
     equal: *mut c_int,
 ) -> c_int {
+    if !is_ours(ncid2) {
+        by_ncid!(ncid1 => nc_inq_type_equal(ncid1, typeid1, ncid2, typeid2, equal));
+    }
     guard("nc_inq_type_equal", || {
-        read(ncid1, |_, _| Ok(()))?;
-        read(ncid2, |_, _| Ok(()))?;
-        if !is_atomic(typeid1) || !is_atomic(typeid2) {
-            return Err(NcError::new(NC_EBADTYPE));
+        // Each ncid of ours must be valid; the other library's are its own
+        // business (this library has atomic types only, which are equal
+        // across libraries by number, and never equal a user type).
+        for (ncid, typeid) in [(ncid1, typeid1), (ncid2, typeid2)] {
+            if is_ours(ncid) {
+                read(ncid, |_, _| Ok(()))?;
+                if !is_atomic(typeid) {
+                    return Err(NcError::new(NC_EBADTYPE));
+                }
+            }
         }
-        out(equal, (typeid1 == typeid2) as c_int);
+        out(equal, (is_atomic(typeid1) && typeid1 == typeid2) as c_int);
         Ok(())
     })
 }
@@ -348,6 +384,7 @@ pub unsafe extern "C" fn nc_inq_type_equal(
 /// without the plugin).
 #[no_mangle]
 pub extern "C" fn nc_def_var_szip(ncid: c_int, varid: c_int, options_mask: c_int, pixels_per_block: c_int) -> c_int {
+    by_ncid!(ncid => nc_def_var_szip(ncid, varid, options_mask, pixels_per_block));
     let _ = (options_mask, pixels_per_block);
     guard("nc_def_var_szip", || {
         read(ncid, |ds, gid| ds.var(gid, varid).map(|_| ()))?;
@@ -366,6 +403,7 @@ pub unsafe extern "C" fn nc_inq_var_szip(
     options_maskp: *mut c_int,
     pixels_per_blockp: *mut c_int,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_var_szip(ncid, varid, options_maskp, pixels_per_blockp));
     guard("nc_inq_var_szip", || {
         read(ncid, |ds, gid| ds.var(gid, varid).map(|_| ()))?;
         out(options_maskp, 0);
@@ -378,6 +416,7 @@ pub unsafe extern "C" fn nc_inq_var_szip(
 /// filter then); turning it on is `NC_ENOFILTER` (no plugin in this build).
 #[no_mangle]
 pub extern "C" fn nc_def_var_fletcher32(ncid: c_int, varid: c_int, fletcher32: c_int) -> c_int {
+    by_ncid!(ncid => nc_def_var_fletcher32(ncid, varid, fletcher32));
     guard("nc_def_var_fletcher32", || {
         read(ncid, |ds, gid| ds.var(gid, varid).map(|_| ()))?;
         if fletcher32 == 0 {
@@ -392,6 +431,7 @@ pub extern "C" fn nc_def_var_fletcher32(ncid: c_int, varid: c_int, fletcher32: c
 /// (`NC_ENOTBUILT`).
 #[no_mangle]
 pub extern "C" fn nc_def_var_quantize(ncid: c_int, varid: c_int, quantize_mode: c_int, nsd: c_int) -> c_int {
+    by_ncid!(ncid => nc_def_var_quantize(ncid, varid, quantize_mode, nsd));
     let _ = nsd;
     guard("nc_def_var_quantize", || {
         if varid == NC_GLOBAL {
@@ -417,6 +457,7 @@ static ALIGN_THRESHOLD: AtomicI32 = AtomicI32::new(0);
 /// `old_formatp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_set_default_format(format: c_int, old_formatp: *mut c_int) -> c_int {
+    always!(nc_set_default_format(format, old_formatp));
     guard("nc_set_default_format", || {
         if !(NC_FORMAT_CLASSIC..=NC_FORMAT_64BIT_DATA).contains(&format) {
             return Err(NcError::new(NC_EINVAL));
@@ -430,6 +471,7 @@ pub unsafe extern "C" fn nc_set_default_format(format: c_int, old_formatp: *mut 
 /// HDF5 alignment settings: kept and reported, without effect on Zarr.
 #[no_mangle]
 pub extern "C" fn nc_set_alignment(threshold: c_int, alignment: c_int) -> c_int {
+    always!(nc_set_alignment(threshold, alignment));
     guard("nc_set_alignment", || {
         if threshold < 0 || alignment < 0 {
             return Err(NcError::new(NC_EINVAL));
@@ -444,6 +486,7 @@ pub extern "C" fn nc_set_alignment(threshold: c_int, alignment: c_int) -> c_int 
 /// Outputs are NULL or point to `int`s.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_alignment(thresholdp: *mut c_int, alignmentp: *mut c_int) -> c_int {
+    always!(nc_get_alignment(thresholdp, alignmentp));
     guard("nc_get_alignment", || {
         out(thresholdp, ALIGN_THRESHOLD.load(Ordering::Relaxed));
         out(alignmentp, ALIGNMENT.load(Ordering::Relaxed));
@@ -454,6 +497,7 @@ pub unsafe extern "C" fn nc_get_alignment(thresholdp: *mut c_int, alignmentp: *m
 /// This library has no log to set a level for: always `NC_NOERR`.
 #[no_mangle]
 pub extern "C" fn nc_set_log_level(new_level: c_int) -> c_int {
+    always!(nc_set_log_level(new_level));
     let _ = new_level;
     guard("nc_set_log_level", || Ok(()))
 }
@@ -461,23 +505,27 @@ pub extern "C" fn nc_set_log_level(new_level: c_int) -> c_int {
 /// Nothing to set up: the library initialises itself on first use.
 #[no_mangle]
 pub extern "C" fn nc_initialize() -> c_int {
+    always!(nc_initialize());
     guard("nc_initialize", || Ok(()))
 }
 
 /// Nothing to tear down (open datasets stay usable).
 #[no_mangle]
 pub extern "C" fn nc_finalize() -> c_int {
+    always!(nc_finalize());
     guard("nc_finalize", || Ok(()))
 }
 
 #[no_mangle]
 pub extern "C" fn nc_set_base_pe(ncid: c_int, pe: c_int) -> c_int {
+    by_ncid!(ncid => nc_set_base_pe(ncid, pe));
     let _ = pe;
     guard("nc_set_base_pe", || not_nc3(ncid))
 }
 
 #[no_mangle]
 pub extern "C" fn nc_inq_base_pe(ncid: c_int, pe: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_base_pe(ncid, pe));
     let _ = pe;
     guard("nc_inq_base_pe", || not_nc3(ncid))
 }
@@ -489,6 +537,7 @@ pub extern "C" fn nc_def_user_format(
     dispatch_table: *mut NC_Dispatch,
     magic_number: *mut c_char,
 ) -> c_int {
+    always!(nc_def_user_format(mode_flag, dispatch_table, magic_number));
     let _ = (mode_flag, dispatch_table, magic_number);
     guard("nc_def_user_format", || Err(NcError::new(NC_ENOTBUILT)))
 }
@@ -500,6 +549,7 @@ pub extern "C" fn nc_inq_user_format(
     dispatch_table: *mut *mut NC_Dispatch,
     magic_number: *mut c_char,
 ) -> c_int {
+    always!(nc_inq_user_format(mode_flag, dispatch_table, magic_number));
     let _ = (mode_flag, dispatch_table, magic_number);
     guard("nc_inq_user_format", || Err(NcError::new(NC_ENOTBUILT)))
 }
@@ -517,6 +567,7 @@ pub unsafe extern "C" fn nc__create_mp(
     chunksizehintp: *mut usize,
     ncidp: *mut c_int,
 ) -> c_int {
+    by_path!(path, true => nc__create_mp(path, cmode, initialsz, basepe, chunksizehintp, ncidp));
     let _ = basepe;
     guard("nc__create_mp", || match super::files::nc__create(path, cmode, initialsz, chunksizehintp, ncidp) {
         NC_NOERR => Ok(()),
@@ -536,6 +587,7 @@ pub unsafe extern "C" fn nc__open_mp(
     chunksizehintp: *mut usize,
     ncidp: *mut c_int,
 ) -> c_int {
+    by_path!(path, false => nc__open_mp(path, mode, basepe, chunksizehintp, ncidp));
     let _ = basepe;
     guard("nc__open_mp", || match super::files::nc__open(path, mode, chunksizehintp, ncidp) {
         NC_NOERR => Ok(()),
@@ -550,6 +602,7 @@ pub unsafe extern "C" fn nc__open_mp(
 /// `path` is a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn nc_delete(path: *const c_char) -> c_int {
+    by_path!(path, false => nc_delete(path));
     guard("nc_delete", || crate::engine::file::delete(c_str(path)?))
 }
 
@@ -559,6 +612,7 @@ pub unsafe extern "C" fn nc_delete(path: *const c_char) -> c_int {
 /// As `nc_delete`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_delete_mp(path: *const c_char, basepe: c_int) -> c_int {
+    by_path!(path, false => nc_delete_mp(path, basepe));
     let _ = basepe;
     guard("nc_delete_mp", || crate::engine::file::delete(c_str(path)?))
 }
@@ -606,6 +660,7 @@ pub unsafe extern "C" fn nc_copy_data(
     count: usize,
     copy: *mut c_void,
 ) -> c_int {
+    by_ncid!(ncid => nc_copy_data(ncid, xtypeid, memory, count, copy));
     guard("nc_copy_data", || copy_data(ncid, xtypeid, memory, count, copy))
 }
 
@@ -650,6 +705,7 @@ pub unsafe extern "C" fn nc_copy_data_all(
     count: usize,
     copyp: *mut *mut c_void,
 ) -> c_int {
+    by_ncid!(ncid => nc_copy_data_all(ncid, xtypeid, memory, count, copyp));
     guard("nc_copy_data_all", || {
         non_null(copyp)?;
         let size = type_size(xtypeid).ok_or(NcError::new(NC_EBADTYPE))?;
@@ -670,6 +726,7 @@ pub unsafe extern "C" fn nc_copy_data_all(
 /// standard output.
 #[no_mangle]
 pub extern "C" fn nc_show_metadata(ncid: c_int) -> c_int {
+    by_ncid!(ncid => nc_show_metadata(ncid));
     guard("nc_show_metadata", || {
         read(ncid, |ds, _| {
             let mut keys: Vec<_> = ds.written.keys().collect();

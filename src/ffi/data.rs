@@ -3,6 +3,7 @@
 //! cache settings and `nc_reclaim_data`. The typed functions differ only in
 //! the memory type they pass; the untyped ones use the variable's own type.
 
+use super::interpose::{by_ncid, real_fn};
 use super::args::{in_slice, non_null, out};
 use super::boundary::guard;
 use super::nc::{read, write};
@@ -183,6 +184,7 @@ pub(crate) unsafe fn put(
 /// allows it); the data pointer is valid for the slab.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var1(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_void) -> c_int {
+    by_ncid!(ncid => nc_put_var1(ncid, varid, indexp, op));
     guard("nc_put_var1", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_NAT))
 }
 
@@ -190,6 +192,7 @@ pub unsafe extern "C" fn nc_put_var1(ncid: c_int, varid: c_int, indexp: *const u
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var1_text(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_char) -> c_int {
+    by_ncid!(ncid => nc_put_var1_text(ncid, varid, indexp, op));
     guard("nc_put_var1_text", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_CHAR))
 }
 
@@ -197,6 +200,7 @@ pub unsafe extern "C" fn nc_put_var1_text(ncid: c_int, varid: c_int, indexp: *co
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var1_schar(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_schar) -> c_int {
+    by_ncid!(ncid => nc_put_var1_schar(ncid, varid, indexp, op));
     guard("nc_put_var1_schar", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_BYTE))
 }
 
@@ -204,6 +208,7 @@ pub unsafe extern "C" fn nc_put_var1_schar(ncid: c_int, varid: c_int, indexp: *c
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var1_uchar(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_uchar) -> c_int {
+    by_ncid!(ncid => nc_put_var1_uchar(ncid, varid, indexp, op));
     guard("nc_put_var1_uchar", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_UBYTE))
 }
 
@@ -211,6 +216,7 @@ pub unsafe extern "C" fn nc_put_var1_uchar(ncid: c_int, varid: c_int, indexp: *c
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var1_short(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_short) -> c_int {
+    by_ncid!(ncid => nc_put_var1_short(ncid, varid, indexp, op));
     guard("nc_put_var1_short", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_SHORT))
 }
 
@@ -218,6 +224,7 @@ pub unsafe extern "C" fn nc_put_var1_short(ncid: c_int, varid: c_int, indexp: *c
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var1_int(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_int) -> c_int {
+    by_ncid!(ncid => nc_put_var1_int(ncid, varid, indexp, op));
     guard("nc_put_var1_int", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_INT))
 }
 
@@ -225,6 +232,7 @@ pub unsafe extern "C" fn nc_put_var1_int(ncid: c_int, varid: c_int, indexp: *con
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var1_long(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_long) -> c_int {
+    by_ncid!(ncid => nc_put_var1_long(ncid, varid, indexp, op));
     guard("nc_put_var1_long", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), LONG_TYPE))
 }
 
@@ -232,6 +240,7 @@ pub unsafe extern "C" fn nc_put_var1_long(ncid: c_int, varid: c_int, indexp: *co
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var1_float(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_float) -> c_int {
+    by_ncid!(ncid => nc_put_var1_float(ncid, varid, indexp, op));
     guard("nc_put_var1_float", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_FLOAT))
 }
 
@@ -239,6 +248,7 @@ pub unsafe extern "C" fn nc_put_var1_float(ncid: c_int, varid: c_int, indexp: *c
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var1_double(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_double) -> c_int {
+    by_ncid!(ncid => nc_put_var1_double(ncid, varid, indexp, op));
     guard("nc_put_var1_double", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_DOUBLE))
 }
 
@@ -246,6 +256,7 @@ pub unsafe extern "C" fn nc_put_var1_double(ncid: c_int, varid: c_int, indexp: *
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var1_ubyte(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_uchar) -> c_int {
+    by_ncid!(ncid => nc_put_var1_ubyte(ncid, varid, indexp, op));
     guard("nc_put_var1_ubyte", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_UBYTE))
 }
 
@@ -253,6 +264,7 @@ pub unsafe extern "C" fn nc_put_var1_ubyte(ncid: c_int, varid: c_int, indexp: *c
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var1_ushort(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_ushort) -> c_int {
+    by_ncid!(ncid => nc_put_var1_ushort(ncid, varid, indexp, op));
     guard("nc_put_var1_ushort", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_USHORT))
 }
 
@@ -260,6 +272,7 @@ pub unsafe extern "C" fn nc_put_var1_ushort(ncid: c_int, varid: c_int, indexp: *
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var1_uint(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_uint) -> c_int {
+    by_ncid!(ncid => nc_put_var1_uint(ncid, varid, indexp, op));
     guard("nc_put_var1_uint", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_UINT))
 }
 
@@ -267,6 +280,7 @@ pub unsafe extern "C" fn nc_put_var1_uint(ncid: c_int, varid: c_int, indexp: *co
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var1_longlong(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_longlong) -> c_int {
+    by_ncid!(ncid => nc_put_var1_longlong(ncid, varid, indexp, op));
     guard("nc_put_var1_longlong", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_INT64))
 }
 
@@ -274,6 +288,7 @@ pub unsafe extern "C" fn nc_put_var1_longlong(ncid: c_int, varid: c_int, indexp:
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var1_ulonglong(ncid: c_int, varid: c_int, indexp: *const usize, op: *const c_ulonglong) -> c_int {
+    by_ncid!(ncid => nc_put_var1_ulonglong(ncid, varid, indexp, op));
     guard("nc_put_var1_ulonglong", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_UINT64))
 }
 
@@ -281,6 +296,7 @@ pub unsafe extern "C" fn nc_put_var1_ulonglong(ncid: c_int, varid: c_int, indexp
 /// As the untyped `nc_put_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var1_string(ncid: c_int, varid: c_int, indexp: *const usize, op: *mut *const c_char) -> c_int {
+    by_ncid!(ncid => nc_put_var1_string(ncid, varid, indexp, op));
     guard("nc_put_var1_string", || put(ncid, varid, Kind::Var1, indexp, null(), null(), null(), op.cast(), NC_STRING))
 }
 
@@ -291,6 +307,7 @@ pub unsafe extern "C" fn nc_put_var1_string(ncid: c_int, varid: c_int, indexp: *
 /// allows it); the data pointer is valid for the slab.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var1(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_void) -> c_int {
+    by_ncid!(ncid => nc_get_var1(ncid, varid, indexp, ip));
     guard("nc_get_var1", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_NAT))
 }
 
@@ -298,6 +315,7 @@ pub unsafe extern "C" fn nc_get_var1(ncid: c_int, varid: c_int, indexp: *const u
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var1_text(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_get_var1_text(ncid, varid, indexp, ip));
     guard("nc_get_var1_text", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_CHAR))
 }
 
@@ -305,6 +323,7 @@ pub unsafe extern "C" fn nc_get_var1_text(ncid: c_int, varid: c_int, indexp: *co
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var1_schar(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_schar) -> c_int {
+    by_ncid!(ncid => nc_get_var1_schar(ncid, varid, indexp, ip));
     guard("nc_get_var1_schar", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_BYTE))
 }
 
@@ -312,6 +331,7 @@ pub unsafe extern "C" fn nc_get_var1_schar(ncid: c_int, varid: c_int, indexp: *c
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var1_uchar(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_uchar) -> c_int {
+    by_ncid!(ncid => nc_get_var1_uchar(ncid, varid, indexp, ip));
     guard("nc_get_var1_uchar", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_UBYTE))
 }
 
@@ -319,6 +339,7 @@ pub unsafe extern "C" fn nc_get_var1_uchar(ncid: c_int, varid: c_int, indexp: *c
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var1_short(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_short) -> c_int {
+    by_ncid!(ncid => nc_get_var1_short(ncid, varid, indexp, ip));
     guard("nc_get_var1_short", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_SHORT))
 }
 
@@ -326,6 +347,7 @@ pub unsafe extern "C" fn nc_get_var1_short(ncid: c_int, varid: c_int, indexp: *c
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var1_int(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_get_var1_int(ncid, varid, indexp, ip));
     guard("nc_get_var1_int", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_INT))
 }
 
@@ -333,6 +355,7 @@ pub unsafe extern "C" fn nc_get_var1_int(ncid: c_int, varid: c_int, indexp: *con
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var1_long(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_long) -> c_int {
+    by_ncid!(ncid => nc_get_var1_long(ncid, varid, indexp, ip));
     guard("nc_get_var1_long", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), LONG_TYPE))
 }
 
@@ -340,6 +363,7 @@ pub unsafe extern "C" fn nc_get_var1_long(ncid: c_int, varid: c_int, indexp: *co
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var1_float(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_float) -> c_int {
+    by_ncid!(ncid => nc_get_var1_float(ncid, varid, indexp, ip));
     guard("nc_get_var1_float", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_FLOAT))
 }
 
@@ -347,6 +371,7 @@ pub unsafe extern "C" fn nc_get_var1_float(ncid: c_int, varid: c_int, indexp: *c
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var1_double(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_double) -> c_int {
+    by_ncid!(ncid => nc_get_var1_double(ncid, varid, indexp, ip));
     guard("nc_get_var1_double", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_DOUBLE))
 }
 
@@ -354,6 +379,7 @@ pub unsafe extern "C" fn nc_get_var1_double(ncid: c_int, varid: c_int, indexp: *
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var1_ubyte(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_uchar) -> c_int {
+    by_ncid!(ncid => nc_get_var1_ubyte(ncid, varid, indexp, ip));
     guard("nc_get_var1_ubyte", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_UBYTE))
 }
 
@@ -361,6 +387,7 @@ pub unsafe extern "C" fn nc_get_var1_ubyte(ncid: c_int, varid: c_int, indexp: *c
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var1_ushort(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_ushort) -> c_int {
+    by_ncid!(ncid => nc_get_var1_ushort(ncid, varid, indexp, ip));
     guard("nc_get_var1_ushort", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_USHORT))
 }
 
@@ -368,6 +395,7 @@ pub unsafe extern "C" fn nc_get_var1_ushort(ncid: c_int, varid: c_int, indexp: *
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var1_uint(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_uint) -> c_int {
+    by_ncid!(ncid => nc_get_var1_uint(ncid, varid, indexp, ip));
     guard("nc_get_var1_uint", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_UINT))
 }
 
@@ -375,6 +403,7 @@ pub unsafe extern "C" fn nc_get_var1_uint(ncid: c_int, varid: c_int, indexp: *co
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var1_longlong(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_longlong) -> c_int {
+    by_ncid!(ncid => nc_get_var1_longlong(ncid, varid, indexp, ip));
     guard("nc_get_var1_longlong", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_INT64))
 }
 
@@ -382,6 +411,7 @@ pub unsafe extern "C" fn nc_get_var1_longlong(ncid: c_int, varid: c_int, indexp:
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var1_ulonglong(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut c_ulonglong) -> c_int {
+    by_ncid!(ncid => nc_get_var1_ulonglong(ncid, varid, indexp, ip));
     guard("nc_get_var1_ulonglong", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_UINT64))
 }
 
@@ -389,6 +419,7 @@ pub unsafe extern "C" fn nc_get_var1_ulonglong(ncid: c_int, varid: c_int, indexp
 /// As the untyped `nc_get_var1`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var1_string(ncid: c_int, varid: c_int, indexp: *const usize, ip: *mut *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_get_var1_string(ncid, varid, indexp, ip));
     guard("nc_get_var1_string", || get(ncid, varid, Kind::Var1, indexp, null(), null(), null(), ip.cast(), NC_STRING))
 }
 
@@ -399,6 +430,7 @@ pub unsafe extern "C" fn nc_get_var1_string(ncid: c_int, varid: c_int, indexp: *
 /// allows it); the data pointer is valid for the slab.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vara(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_void) -> c_int {
+    by_ncid!(ncid => nc_put_vara(ncid, varid, startp, countp, op));
     guard("nc_put_vara", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_NAT))
 }
 
@@ -406,6 +438,7 @@ pub unsafe extern "C" fn nc_put_vara(ncid: c_int, varid: c_int, startp: *const u
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vara_text(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_char) -> c_int {
+    by_ncid!(ncid => nc_put_vara_text(ncid, varid, startp, countp, op));
     guard("nc_put_vara_text", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_CHAR))
 }
 
@@ -413,6 +446,7 @@ pub unsafe extern "C" fn nc_put_vara_text(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vara_schar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_schar) -> c_int {
+    by_ncid!(ncid => nc_put_vara_schar(ncid, varid, startp, countp, op));
     guard("nc_put_vara_schar", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_BYTE))
 }
 
@@ -420,6 +454,7 @@ pub unsafe extern "C" fn nc_put_vara_schar(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vara_uchar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_uchar) -> c_int {
+    by_ncid!(ncid => nc_put_vara_uchar(ncid, varid, startp, countp, op));
     guard("nc_put_vara_uchar", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_UBYTE))
 }
 
@@ -427,6 +462,7 @@ pub unsafe extern "C" fn nc_put_vara_uchar(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vara_short(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_short) -> c_int {
+    by_ncid!(ncid => nc_put_vara_short(ncid, varid, startp, countp, op));
     guard("nc_put_vara_short", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_SHORT))
 }
 
@@ -434,6 +470,7 @@ pub unsafe extern "C" fn nc_put_vara_short(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vara_int(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_int) -> c_int {
+    by_ncid!(ncid => nc_put_vara_int(ncid, varid, startp, countp, op));
     guard("nc_put_vara_int", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_INT))
 }
 
@@ -441,6 +478,7 @@ pub unsafe extern "C" fn nc_put_vara_int(ncid: c_int, varid: c_int, startp: *con
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vara_long(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_long) -> c_int {
+    by_ncid!(ncid => nc_put_vara_long(ncid, varid, startp, countp, op));
     guard("nc_put_vara_long", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), LONG_TYPE))
 }
 
@@ -448,6 +486,7 @@ pub unsafe extern "C" fn nc_put_vara_long(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vara_float(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_float) -> c_int {
+    by_ncid!(ncid => nc_put_vara_float(ncid, varid, startp, countp, op));
     guard("nc_put_vara_float", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_FLOAT))
 }
 
@@ -455,6 +494,7 @@ pub unsafe extern "C" fn nc_put_vara_float(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vara_double(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_double) -> c_int {
+    by_ncid!(ncid => nc_put_vara_double(ncid, varid, startp, countp, op));
     guard("nc_put_vara_double", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_DOUBLE))
 }
 
@@ -462,6 +502,7 @@ pub unsafe extern "C" fn nc_put_vara_double(ncid: c_int, varid: c_int, startp: *
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vara_ubyte(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_uchar) -> c_int {
+    by_ncid!(ncid => nc_put_vara_ubyte(ncid, varid, startp, countp, op));
     guard("nc_put_vara_ubyte", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_UBYTE))
 }
 
@@ -469,6 +510,7 @@ pub unsafe extern "C" fn nc_put_vara_ubyte(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vara_ushort(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_ushort) -> c_int {
+    by_ncid!(ncid => nc_put_vara_ushort(ncid, varid, startp, countp, op));
     guard("nc_put_vara_ushort", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_USHORT))
 }
 
@@ -476,6 +518,7 @@ pub unsafe extern "C" fn nc_put_vara_ushort(ncid: c_int, varid: c_int, startp: *
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vara_uint(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_uint) -> c_int {
+    by_ncid!(ncid => nc_put_vara_uint(ncid, varid, startp, countp, op));
     guard("nc_put_vara_uint", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_UINT))
 }
 
@@ -483,6 +526,7 @@ pub unsafe extern "C" fn nc_put_vara_uint(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vara_longlong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_longlong) -> c_int {
+    by_ncid!(ncid => nc_put_vara_longlong(ncid, varid, startp, countp, op));
     guard("nc_put_vara_longlong", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_INT64))
 }
 
@@ -490,6 +534,7 @@ pub unsafe extern "C" fn nc_put_vara_longlong(ncid: c_int, varid: c_int, startp:
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vara_ulonglong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *const c_ulonglong) -> c_int {
+    by_ncid!(ncid => nc_put_vara_ulonglong(ncid, varid, startp, countp, op));
     guard("nc_put_vara_ulonglong", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_UINT64))
 }
 
@@ -497,6 +542,7 @@ pub unsafe extern "C" fn nc_put_vara_ulonglong(ncid: c_int, varid: c_int, startp
 /// As the untyped `nc_put_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vara_string(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, op: *mut *const c_char) -> c_int {
+    by_ncid!(ncid => nc_put_vara_string(ncid, varid, startp, countp, op));
     guard("nc_put_vara_string", || put(ncid, varid, Kind::Vara, startp, countp, null(), null(), op.cast(), NC_STRING))
 }
 
@@ -507,6 +553,7 @@ pub unsafe extern "C" fn nc_put_vara_string(ncid: c_int, varid: c_int, startp: *
 /// allows it); the data pointer is valid for the slab.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vara(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_void) -> c_int {
+    by_ncid!(ncid => nc_get_vara(ncid, varid, startp, countp, ip));
     guard("nc_get_vara", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_NAT))
 }
 
@@ -514,6 +561,7 @@ pub unsafe extern "C" fn nc_get_vara(ncid: c_int, varid: c_int, startp: *const u
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vara_text(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_get_vara_text(ncid, varid, startp, countp, ip));
     guard("nc_get_vara_text", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_CHAR))
 }
 
@@ -521,6 +569,7 @@ pub unsafe extern "C" fn nc_get_vara_text(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vara_schar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_schar) -> c_int {
+    by_ncid!(ncid => nc_get_vara_schar(ncid, varid, startp, countp, ip));
     guard("nc_get_vara_schar", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_BYTE))
 }
 
@@ -528,6 +577,7 @@ pub unsafe extern "C" fn nc_get_vara_schar(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vara_uchar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_uchar) -> c_int {
+    by_ncid!(ncid => nc_get_vara_uchar(ncid, varid, startp, countp, ip));
     guard("nc_get_vara_uchar", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_UBYTE))
 }
 
@@ -535,6 +585,7 @@ pub unsafe extern "C" fn nc_get_vara_uchar(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vara_short(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_short) -> c_int {
+    by_ncid!(ncid => nc_get_vara_short(ncid, varid, startp, countp, ip));
     guard("nc_get_vara_short", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_SHORT))
 }
 
@@ -542,6 +593,7 @@ pub unsafe extern "C" fn nc_get_vara_short(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vara_int(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_get_vara_int(ncid, varid, startp, countp, ip));
     guard("nc_get_vara_int", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_INT))
 }
 
@@ -549,6 +601,7 @@ pub unsafe extern "C" fn nc_get_vara_int(ncid: c_int, varid: c_int, startp: *con
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vara_long(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_long) -> c_int {
+    by_ncid!(ncid => nc_get_vara_long(ncid, varid, startp, countp, ip));
     guard("nc_get_vara_long", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), LONG_TYPE))
 }
 
@@ -556,6 +609,7 @@ pub unsafe extern "C" fn nc_get_vara_long(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vara_float(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_float) -> c_int {
+    by_ncid!(ncid => nc_get_vara_float(ncid, varid, startp, countp, ip));
     guard("nc_get_vara_float", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_FLOAT))
 }
 
@@ -563,6 +617,7 @@ pub unsafe extern "C" fn nc_get_vara_float(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vara_double(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_double) -> c_int {
+    by_ncid!(ncid => nc_get_vara_double(ncid, varid, startp, countp, ip));
     guard("nc_get_vara_double", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_DOUBLE))
 }
 
@@ -570,6 +625,7 @@ pub unsafe extern "C" fn nc_get_vara_double(ncid: c_int, varid: c_int, startp: *
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vara_ubyte(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_uchar) -> c_int {
+    by_ncid!(ncid => nc_get_vara_ubyte(ncid, varid, startp, countp, ip));
     guard("nc_get_vara_ubyte", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_UBYTE))
 }
 
@@ -577,6 +633,7 @@ pub unsafe extern "C" fn nc_get_vara_ubyte(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vara_ushort(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_ushort) -> c_int {
+    by_ncid!(ncid => nc_get_vara_ushort(ncid, varid, startp, countp, ip));
     guard("nc_get_vara_ushort", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_USHORT))
 }
 
@@ -584,6 +641,7 @@ pub unsafe extern "C" fn nc_get_vara_ushort(ncid: c_int, varid: c_int, startp: *
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vara_uint(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_uint) -> c_int {
+    by_ncid!(ncid => nc_get_vara_uint(ncid, varid, startp, countp, ip));
     guard("nc_get_vara_uint", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_UINT))
 }
 
@@ -591,6 +649,7 @@ pub unsafe extern "C" fn nc_get_vara_uint(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vara_longlong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_longlong) -> c_int {
+    by_ncid!(ncid => nc_get_vara_longlong(ncid, varid, startp, countp, ip));
     guard("nc_get_vara_longlong", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_INT64))
 }
 
@@ -598,6 +657,7 @@ pub unsafe extern "C" fn nc_get_vara_longlong(ncid: c_int, varid: c_int, startp:
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vara_ulonglong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut c_ulonglong) -> c_int {
+    by_ncid!(ncid => nc_get_vara_ulonglong(ncid, varid, startp, countp, ip));
     guard("nc_get_vara_ulonglong", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_UINT64))
 }
 
@@ -605,6 +665,7 @@ pub unsafe extern "C" fn nc_get_vara_ulonglong(ncid: c_int, varid: c_int, startp
 /// As the untyped `nc_get_vara`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vara_string(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, ip: *mut *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_get_vara_string(ncid, varid, startp, countp, ip));
     guard("nc_get_vara_string", || get(ncid, varid, Kind::Vara, startp, countp, null(), null(), ip.cast(), NC_STRING))
 }
 
@@ -615,6 +676,7 @@ pub unsafe extern "C" fn nc_get_vara_string(ncid: c_int, varid: c_int, startp: *
 /// allows it); the data pointer is valid for the slab.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vars(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_void) -> c_int {
+    by_ncid!(ncid => nc_put_vars(ncid, varid, startp, countp, stridep, op));
     guard("nc_put_vars", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_NAT))
 }
 
@@ -622,6 +684,7 @@ pub unsafe extern "C" fn nc_put_vars(ncid: c_int, varid: c_int, startp: *const u
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vars_text(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_char) -> c_int {
+    by_ncid!(ncid => nc_put_vars_text(ncid, varid, startp, countp, stridep, op));
     guard("nc_put_vars_text", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_CHAR))
 }
 
@@ -629,6 +692,7 @@ pub unsafe extern "C" fn nc_put_vars_text(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vars_schar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_schar) -> c_int {
+    by_ncid!(ncid => nc_put_vars_schar(ncid, varid, startp, countp, stridep, op));
     guard("nc_put_vars_schar", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_BYTE))
 }
 
@@ -636,6 +700,7 @@ pub unsafe extern "C" fn nc_put_vars_schar(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vars_uchar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_uchar) -> c_int {
+    by_ncid!(ncid => nc_put_vars_uchar(ncid, varid, startp, countp, stridep, op));
     guard("nc_put_vars_uchar", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_UBYTE))
 }
 
@@ -643,6 +708,7 @@ pub unsafe extern "C" fn nc_put_vars_uchar(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vars_short(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_short) -> c_int {
+    by_ncid!(ncid => nc_put_vars_short(ncid, varid, startp, countp, stridep, op));
     guard("nc_put_vars_short", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_SHORT))
 }
 
@@ -650,6 +716,7 @@ pub unsafe extern "C" fn nc_put_vars_short(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vars_int(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_int) -> c_int {
+    by_ncid!(ncid => nc_put_vars_int(ncid, varid, startp, countp, stridep, op));
     guard("nc_put_vars_int", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_INT))
 }
 
@@ -657,6 +724,7 @@ pub unsafe extern "C" fn nc_put_vars_int(ncid: c_int, varid: c_int, startp: *con
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vars_long(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_long) -> c_int {
+    by_ncid!(ncid => nc_put_vars_long(ncid, varid, startp, countp, stridep, op));
     guard("nc_put_vars_long", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), LONG_TYPE))
 }
 
@@ -664,6 +732,7 @@ pub unsafe extern "C" fn nc_put_vars_long(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vars_float(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_float) -> c_int {
+    by_ncid!(ncid => nc_put_vars_float(ncid, varid, startp, countp, stridep, op));
     guard("nc_put_vars_float", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_FLOAT))
 }
 
@@ -671,6 +740,7 @@ pub unsafe extern "C" fn nc_put_vars_float(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vars_double(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_double) -> c_int {
+    by_ncid!(ncid => nc_put_vars_double(ncid, varid, startp, countp, stridep, op));
     guard("nc_put_vars_double", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_DOUBLE))
 }
 
@@ -678,6 +748,7 @@ pub unsafe extern "C" fn nc_put_vars_double(ncid: c_int, varid: c_int, startp: *
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vars_ubyte(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_uchar) -> c_int {
+    by_ncid!(ncid => nc_put_vars_ubyte(ncid, varid, startp, countp, stridep, op));
     guard("nc_put_vars_ubyte", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_UBYTE))
 }
 
@@ -685,6 +756,7 @@ pub unsafe extern "C" fn nc_put_vars_ubyte(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vars_ushort(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_ushort) -> c_int {
+    by_ncid!(ncid => nc_put_vars_ushort(ncid, varid, startp, countp, stridep, op));
     guard("nc_put_vars_ushort", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_USHORT))
 }
 
@@ -692,6 +764,7 @@ pub unsafe extern "C" fn nc_put_vars_ushort(ncid: c_int, varid: c_int, startp: *
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vars_uint(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_uint) -> c_int {
+    by_ncid!(ncid => nc_put_vars_uint(ncid, varid, startp, countp, stridep, op));
     guard("nc_put_vars_uint", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_UINT))
 }
 
@@ -699,6 +772,7 @@ pub unsafe extern "C" fn nc_put_vars_uint(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vars_longlong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_longlong) -> c_int {
+    by_ncid!(ncid => nc_put_vars_longlong(ncid, varid, startp, countp, stridep, op));
     guard("nc_put_vars_longlong", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_INT64))
 }
 
@@ -706,6 +780,7 @@ pub unsafe extern "C" fn nc_put_vars_longlong(ncid: c_int, varid: c_int, startp:
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vars_ulonglong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *const c_ulonglong) -> c_int {
+    by_ncid!(ncid => nc_put_vars_ulonglong(ncid, varid, startp, countp, stridep, op));
     guard("nc_put_vars_ulonglong", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_UINT64))
 }
 
@@ -713,6 +788,7 @@ pub unsafe extern "C" fn nc_put_vars_ulonglong(ncid: c_int, varid: c_int, startp
 /// As the untyped `nc_put_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_vars_string(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, op: *mut *const c_char) -> c_int {
+    by_ncid!(ncid => nc_put_vars_string(ncid, varid, startp, countp, stridep, op));
     guard("nc_put_vars_string", || put(ncid, varid, Kind::Vars, startp, countp, stridep, null(), op.cast(), NC_STRING))
 }
 
@@ -723,6 +799,7 @@ pub unsafe extern "C" fn nc_put_vars_string(ncid: c_int, varid: c_int, startp: *
 /// allows it); the data pointer is valid for the slab.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vars(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_void) -> c_int {
+    by_ncid!(ncid => nc_get_vars(ncid, varid, startp, countp, stridep, ip));
     guard("nc_get_vars", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_NAT))
 }
 
@@ -730,6 +807,7 @@ pub unsafe extern "C" fn nc_get_vars(ncid: c_int, varid: c_int, startp: *const u
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vars_text(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_get_vars_text(ncid, varid, startp, countp, stridep, ip));
     guard("nc_get_vars_text", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_CHAR))
 }
 
@@ -737,6 +815,7 @@ pub unsafe extern "C" fn nc_get_vars_text(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vars_schar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_schar) -> c_int {
+    by_ncid!(ncid => nc_get_vars_schar(ncid, varid, startp, countp, stridep, ip));
     guard("nc_get_vars_schar", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_BYTE))
 }
 
@@ -744,6 +823,7 @@ pub unsafe extern "C" fn nc_get_vars_schar(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vars_uchar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_uchar) -> c_int {
+    by_ncid!(ncid => nc_get_vars_uchar(ncid, varid, startp, countp, stridep, ip));
     guard("nc_get_vars_uchar", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_UBYTE))
 }
 
@@ -751,6 +831,7 @@ pub unsafe extern "C" fn nc_get_vars_uchar(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vars_short(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_short) -> c_int {
+    by_ncid!(ncid => nc_get_vars_short(ncid, varid, startp, countp, stridep, ip));
     guard("nc_get_vars_short", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_SHORT))
 }
 
@@ -758,6 +839,7 @@ pub unsafe extern "C" fn nc_get_vars_short(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vars_int(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_get_vars_int(ncid, varid, startp, countp, stridep, ip));
     guard("nc_get_vars_int", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_INT))
 }
 
@@ -765,6 +847,7 @@ pub unsafe extern "C" fn nc_get_vars_int(ncid: c_int, varid: c_int, startp: *con
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vars_long(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_long) -> c_int {
+    by_ncid!(ncid => nc_get_vars_long(ncid, varid, startp, countp, stridep, ip));
     guard("nc_get_vars_long", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), LONG_TYPE))
 }
 
@@ -772,6 +855,7 @@ pub unsafe extern "C" fn nc_get_vars_long(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vars_float(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_float) -> c_int {
+    by_ncid!(ncid => nc_get_vars_float(ncid, varid, startp, countp, stridep, ip));
     guard("nc_get_vars_float", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_FLOAT))
 }
 
@@ -779,6 +863,7 @@ pub unsafe extern "C" fn nc_get_vars_float(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vars_double(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_double) -> c_int {
+    by_ncid!(ncid => nc_get_vars_double(ncid, varid, startp, countp, stridep, ip));
     guard("nc_get_vars_double", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_DOUBLE))
 }
 
@@ -786,6 +871,7 @@ pub unsafe extern "C" fn nc_get_vars_double(ncid: c_int, varid: c_int, startp: *
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vars_ubyte(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_uchar) -> c_int {
+    by_ncid!(ncid => nc_get_vars_ubyte(ncid, varid, startp, countp, stridep, ip));
     guard("nc_get_vars_ubyte", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_UBYTE))
 }
 
@@ -793,6 +879,7 @@ pub unsafe extern "C" fn nc_get_vars_ubyte(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vars_ushort(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_ushort) -> c_int {
+    by_ncid!(ncid => nc_get_vars_ushort(ncid, varid, startp, countp, stridep, ip));
     guard("nc_get_vars_ushort", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_USHORT))
 }
 
@@ -800,6 +887,7 @@ pub unsafe extern "C" fn nc_get_vars_ushort(ncid: c_int, varid: c_int, startp: *
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vars_uint(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_uint) -> c_int {
+    by_ncid!(ncid => nc_get_vars_uint(ncid, varid, startp, countp, stridep, ip));
     guard("nc_get_vars_uint", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_UINT))
 }
 
@@ -807,6 +895,7 @@ pub unsafe extern "C" fn nc_get_vars_uint(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vars_longlong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_longlong) -> c_int {
+    by_ncid!(ncid => nc_get_vars_longlong(ncid, varid, startp, countp, stridep, ip));
     guard("nc_get_vars_longlong", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_INT64))
 }
 
@@ -814,6 +903,7 @@ pub unsafe extern "C" fn nc_get_vars_longlong(ncid: c_int, varid: c_int, startp:
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vars_ulonglong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut c_ulonglong) -> c_int {
+    by_ncid!(ncid => nc_get_vars_ulonglong(ncid, varid, startp, countp, stridep, ip));
     guard("nc_get_vars_ulonglong", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_UINT64))
 }
 
@@ -821,6 +911,7 @@ pub unsafe extern "C" fn nc_get_vars_ulonglong(ncid: c_int, varid: c_int, startp
 /// As the untyped `nc_get_vars`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_vars_string(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, ip: *mut *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_get_vars_string(ncid, varid, startp, countp, stridep, ip));
     guard("nc_get_vars_string", || get(ncid, varid, Kind::Vars, startp, countp, stridep, null(), ip.cast(), NC_STRING))
 }
 
@@ -831,6 +922,7 @@ pub unsafe extern "C" fn nc_get_vars_string(ncid: c_int, varid: c_int, startp: *
 /// allows it); the data pointer is valid for the slab.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_varm(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_void) -> c_int {
+    by_ncid!(ncid => nc_put_varm(ncid, varid, startp, countp, stridep, imapp, op));
     guard("nc_put_varm", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_NAT))
 }
 
@@ -838,6 +930,7 @@ pub unsafe extern "C" fn nc_put_varm(ncid: c_int, varid: c_int, startp: *const u
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_varm_text(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_char) -> c_int {
+    by_ncid!(ncid => nc_put_varm_text(ncid, varid, startp, countp, stridep, imapp, op));
     guard("nc_put_varm_text", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_CHAR))
 }
 
@@ -845,6 +938,7 @@ pub unsafe extern "C" fn nc_put_varm_text(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_varm_schar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_schar) -> c_int {
+    by_ncid!(ncid => nc_put_varm_schar(ncid, varid, startp, countp, stridep, imapp, op));
     guard("nc_put_varm_schar", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_BYTE))
 }
 
@@ -852,6 +946,7 @@ pub unsafe extern "C" fn nc_put_varm_schar(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_varm_uchar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_uchar) -> c_int {
+    by_ncid!(ncid => nc_put_varm_uchar(ncid, varid, startp, countp, stridep, imapp, op));
     guard("nc_put_varm_uchar", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_UBYTE))
 }
 
@@ -859,6 +954,7 @@ pub unsafe extern "C" fn nc_put_varm_uchar(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_varm_short(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_short) -> c_int {
+    by_ncid!(ncid => nc_put_varm_short(ncid, varid, startp, countp, stridep, imapp, op));
     guard("nc_put_varm_short", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_SHORT))
 }
 
@@ -866,6 +962,7 @@ pub unsafe extern "C" fn nc_put_varm_short(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_varm_int(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_int) -> c_int {
+    by_ncid!(ncid => nc_put_varm_int(ncid, varid, startp, countp, stridep, imapp, op));
     guard("nc_put_varm_int", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_INT))
 }
 
@@ -873,6 +970,7 @@ pub unsafe extern "C" fn nc_put_varm_int(ncid: c_int, varid: c_int, startp: *con
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_varm_long(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_long) -> c_int {
+    by_ncid!(ncid => nc_put_varm_long(ncid, varid, startp, countp, stridep, imapp, op));
     guard("nc_put_varm_long", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), LONG_TYPE))
 }
 
@@ -880,6 +978,7 @@ pub unsafe extern "C" fn nc_put_varm_long(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_varm_float(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_float) -> c_int {
+    by_ncid!(ncid => nc_put_varm_float(ncid, varid, startp, countp, stridep, imapp, op));
     guard("nc_put_varm_float", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_FLOAT))
 }
 
@@ -887,6 +986,7 @@ pub unsafe extern "C" fn nc_put_varm_float(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_varm_double(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_double) -> c_int {
+    by_ncid!(ncid => nc_put_varm_double(ncid, varid, startp, countp, stridep, imapp, op));
     guard("nc_put_varm_double", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_DOUBLE))
 }
 
@@ -894,6 +994,7 @@ pub unsafe extern "C" fn nc_put_varm_double(ncid: c_int, varid: c_int, startp: *
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_varm_ubyte(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_uchar) -> c_int {
+    by_ncid!(ncid => nc_put_varm_ubyte(ncid, varid, startp, countp, stridep, imapp, op));
     guard("nc_put_varm_ubyte", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_UBYTE))
 }
 
@@ -901,6 +1002,7 @@ pub unsafe extern "C" fn nc_put_varm_ubyte(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_varm_ushort(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_ushort) -> c_int {
+    by_ncid!(ncid => nc_put_varm_ushort(ncid, varid, startp, countp, stridep, imapp, op));
     guard("nc_put_varm_ushort", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_USHORT))
 }
 
@@ -908,6 +1010,7 @@ pub unsafe extern "C" fn nc_put_varm_ushort(ncid: c_int, varid: c_int, startp: *
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_varm_uint(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_uint) -> c_int {
+    by_ncid!(ncid => nc_put_varm_uint(ncid, varid, startp, countp, stridep, imapp, op));
     guard("nc_put_varm_uint", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_UINT))
 }
 
@@ -915,6 +1018,7 @@ pub unsafe extern "C" fn nc_put_varm_uint(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_varm_longlong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_longlong) -> c_int {
+    by_ncid!(ncid => nc_put_varm_longlong(ncid, varid, startp, countp, stridep, imapp, op));
     guard("nc_put_varm_longlong", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_INT64))
 }
 
@@ -922,6 +1026,7 @@ pub unsafe extern "C" fn nc_put_varm_longlong(ncid: c_int, varid: c_int, startp:
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_varm_ulonglong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *const c_ulonglong) -> c_int {
+    by_ncid!(ncid => nc_put_varm_ulonglong(ncid, varid, startp, countp, stridep, imapp, op));
     guard("nc_put_varm_ulonglong", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_UINT64))
 }
 
@@ -929,6 +1034,7 @@ pub unsafe extern "C" fn nc_put_varm_ulonglong(ncid: c_int, varid: c_int, startp
 /// As the untyped `nc_put_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_varm_string(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, op: *mut *const c_char) -> c_int {
+    by_ncid!(ncid => nc_put_varm_string(ncid, varid, startp, countp, stridep, imapp, op));
     guard("nc_put_varm_string", || put(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, op.cast(), NC_STRING))
 }
 
@@ -939,6 +1045,7 @@ pub unsafe extern "C" fn nc_put_varm_string(ncid: c_int, varid: c_int, startp: *
 /// allows it); the data pointer is valid for the slab.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_varm(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_void) -> c_int {
+    by_ncid!(ncid => nc_get_varm(ncid, varid, startp, countp, stridep, imapp, ip));
     guard("nc_get_varm", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_NAT))
 }
 
@@ -946,6 +1053,7 @@ pub unsafe extern "C" fn nc_get_varm(ncid: c_int, varid: c_int, startp: *const u
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_varm_text(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_get_varm_text(ncid, varid, startp, countp, stridep, imapp, ip));
     guard("nc_get_varm_text", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_CHAR))
 }
 
@@ -953,6 +1061,7 @@ pub unsafe extern "C" fn nc_get_varm_text(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_varm_schar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_schar) -> c_int {
+    by_ncid!(ncid => nc_get_varm_schar(ncid, varid, startp, countp, stridep, imapp, ip));
     guard("nc_get_varm_schar", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_BYTE))
 }
 
@@ -960,6 +1069,7 @@ pub unsafe extern "C" fn nc_get_varm_schar(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_varm_uchar(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_uchar) -> c_int {
+    by_ncid!(ncid => nc_get_varm_uchar(ncid, varid, startp, countp, stridep, imapp, ip));
     guard("nc_get_varm_uchar", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_UBYTE))
 }
 
@@ -967,6 +1077,7 @@ pub unsafe extern "C" fn nc_get_varm_uchar(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_varm_short(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_short) -> c_int {
+    by_ncid!(ncid => nc_get_varm_short(ncid, varid, startp, countp, stridep, imapp, ip));
     guard("nc_get_varm_short", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_SHORT))
 }
 
@@ -974,6 +1085,7 @@ pub unsafe extern "C" fn nc_get_varm_short(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_varm_int(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_get_varm_int(ncid, varid, startp, countp, stridep, imapp, ip));
     guard("nc_get_varm_int", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_INT))
 }
 
@@ -981,6 +1093,7 @@ pub unsafe extern "C" fn nc_get_varm_int(ncid: c_int, varid: c_int, startp: *con
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_varm_long(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_long) -> c_int {
+    by_ncid!(ncid => nc_get_varm_long(ncid, varid, startp, countp, stridep, imapp, ip));
     guard("nc_get_varm_long", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), LONG_TYPE))
 }
 
@@ -988,6 +1101,7 @@ pub unsafe extern "C" fn nc_get_varm_long(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_varm_float(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_float) -> c_int {
+    by_ncid!(ncid => nc_get_varm_float(ncid, varid, startp, countp, stridep, imapp, ip));
     guard("nc_get_varm_float", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_FLOAT))
 }
 
@@ -995,6 +1109,7 @@ pub unsafe extern "C" fn nc_get_varm_float(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_varm_double(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_double) -> c_int {
+    by_ncid!(ncid => nc_get_varm_double(ncid, varid, startp, countp, stridep, imapp, ip));
     guard("nc_get_varm_double", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_DOUBLE))
 }
 
@@ -1002,6 +1117,7 @@ pub unsafe extern "C" fn nc_get_varm_double(ncid: c_int, varid: c_int, startp: *
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_varm_ubyte(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_uchar) -> c_int {
+    by_ncid!(ncid => nc_get_varm_ubyte(ncid, varid, startp, countp, stridep, imapp, ip));
     guard("nc_get_varm_ubyte", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_UBYTE))
 }
 
@@ -1009,6 +1125,7 @@ pub unsafe extern "C" fn nc_get_varm_ubyte(ncid: c_int, varid: c_int, startp: *c
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_varm_ushort(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_ushort) -> c_int {
+    by_ncid!(ncid => nc_get_varm_ushort(ncid, varid, startp, countp, stridep, imapp, ip));
     guard("nc_get_varm_ushort", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_USHORT))
 }
 
@@ -1016,6 +1133,7 @@ pub unsafe extern "C" fn nc_get_varm_ushort(ncid: c_int, varid: c_int, startp: *
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_varm_uint(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_uint) -> c_int {
+    by_ncid!(ncid => nc_get_varm_uint(ncid, varid, startp, countp, stridep, imapp, ip));
     guard("nc_get_varm_uint", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_UINT))
 }
 
@@ -1023,6 +1141,7 @@ pub unsafe extern "C" fn nc_get_varm_uint(ncid: c_int, varid: c_int, startp: *co
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_varm_longlong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_longlong) -> c_int {
+    by_ncid!(ncid => nc_get_varm_longlong(ncid, varid, startp, countp, stridep, imapp, ip));
     guard("nc_get_varm_longlong", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_INT64))
 }
 
@@ -1030,6 +1149,7 @@ pub unsafe extern "C" fn nc_get_varm_longlong(ncid: c_int, varid: c_int, startp:
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_varm_ulonglong(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut c_ulonglong) -> c_int {
+    by_ncid!(ncid => nc_get_varm_ulonglong(ncid, varid, startp, countp, stridep, imapp, ip));
     guard("nc_get_varm_ulonglong", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_UINT64))
 }
 
@@ -1037,6 +1157,7 @@ pub unsafe extern "C" fn nc_get_varm_ulonglong(ncid: c_int, varid: c_int, startp
 /// As the untyped `nc_get_varm`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_varm_string(ncid: c_int, varid: c_int, startp: *const usize, countp: *const usize, stridep: *const isize, imapp: *const isize, ip: *mut *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_get_varm_string(ncid, varid, startp, countp, stridep, imapp, ip));
     guard("nc_get_varm_string", || get(ncid, varid, Kind::Varm, startp, countp, stridep, imapp, ip.cast(), NC_STRING))
 }
 
@@ -1047,6 +1168,7 @@ pub unsafe extern "C" fn nc_get_varm_string(ncid: c_int, varid: c_int, startp: *
 /// allows it); the data pointer is valid for the slab.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var(ncid: c_int, varid: c_int, op: *const c_void) -> c_int {
+    by_ncid!(ncid => nc_put_var(ncid, varid, op));
     guard("nc_put_var", || put(ncid, varid, Kind::Var, null(), null(), null(), null(), op.cast(), NC_NAT))
 }
 
@@ -1054,6 +1176,7 @@ pub unsafe extern "C" fn nc_put_var(ncid: c_int, varid: c_int, op: *const c_void
 /// As the untyped `nc_put_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var_text(ncid: c_int, varid: c_int, op: *const c_char) -> c_int {
+    by_ncid!(ncid => nc_put_var_text(ncid, varid, op));
     guard("nc_put_var_text", || put(ncid, varid, Kind::Var, null(), null(), null(), null(), op.cast(), NC_CHAR))
 }
 
@@ -1061,6 +1184,7 @@ pub unsafe extern "C" fn nc_put_var_text(ncid: c_int, varid: c_int, op: *const c
 /// As the untyped `nc_put_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var_schar(ncid: c_int, varid: c_int, op: *const c_schar) -> c_int {
+    by_ncid!(ncid => nc_put_var_schar(ncid, varid, op));
     guard("nc_put_var_schar", || put(ncid, varid, Kind::Var, null(), null(), null(), null(), op.cast(), NC_BYTE))
 }
 
@@ -1068,6 +1192,7 @@ pub unsafe extern "C" fn nc_put_var_schar(ncid: c_int, varid: c_int, op: *const 
 /// As the untyped `nc_put_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var_uchar(ncid: c_int, varid: c_int, op: *const c_uchar) -> c_int {
+    by_ncid!(ncid => nc_put_var_uchar(ncid, varid, op));
     guard("nc_put_var_uchar", || put(ncid, varid, Kind::Var, null(), null(), null(), null(), op.cast(), NC_UBYTE))
 }
 
@@ -1075,6 +1200,7 @@ pub unsafe extern "C" fn nc_put_var_uchar(ncid: c_int, varid: c_int, op: *const 
 /// As the untyped `nc_put_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var_short(ncid: c_int, varid: c_int, op: *const c_short) -> c_int {
+    by_ncid!(ncid => nc_put_var_short(ncid, varid, op));
     guard("nc_put_var_short", || put(ncid, varid, Kind::Var, null(), null(), null(), null(), op.cast(), NC_SHORT))
 }
 
@@ -1082,6 +1208,7 @@ pub unsafe extern "C" fn nc_put_var_short(ncid: c_int, varid: c_int, op: *const 
 /// As the untyped `nc_put_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var_int(ncid: c_int, varid: c_int, op: *const c_int) -> c_int {
+    by_ncid!(ncid => nc_put_var_int(ncid, varid, op));
     guard("nc_put_var_int", || put(ncid, varid, Kind::Var, null(), null(), null(), null(), op.cast(), NC_INT))
 }
 
@@ -1089,6 +1216,7 @@ pub unsafe extern "C" fn nc_put_var_int(ncid: c_int, varid: c_int, op: *const c_
 /// As the untyped `nc_put_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var_long(ncid: c_int, varid: c_int, op: *const c_long) -> c_int {
+    by_ncid!(ncid => nc_put_var_long(ncid, varid, op));
     guard("nc_put_var_long", || put(ncid, varid, Kind::Var, null(), null(), null(), null(), op.cast(), LONG_TYPE))
 }
 
@@ -1096,6 +1224,7 @@ pub unsafe extern "C" fn nc_put_var_long(ncid: c_int, varid: c_int, op: *const c
 /// As the untyped `nc_put_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var_float(ncid: c_int, varid: c_int, op: *const c_float) -> c_int {
+    by_ncid!(ncid => nc_put_var_float(ncid, varid, op));
     guard("nc_put_var_float", || put(ncid, varid, Kind::Var, null(), null(), null(), null(), op.cast(), NC_FLOAT))
 }
 
@@ -1103,6 +1232,7 @@ pub unsafe extern "C" fn nc_put_var_float(ncid: c_int, varid: c_int, op: *const 
 /// As the untyped `nc_put_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var_double(ncid: c_int, varid: c_int, op: *const c_double) -> c_int {
+    by_ncid!(ncid => nc_put_var_double(ncid, varid, op));
     guard("nc_put_var_double", || put(ncid, varid, Kind::Var, null(), null(), null(), null(), op.cast(), NC_DOUBLE))
 }
 
@@ -1110,6 +1240,7 @@ pub unsafe extern "C" fn nc_put_var_double(ncid: c_int, varid: c_int, op: *const
 /// As the untyped `nc_put_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var_ubyte(ncid: c_int, varid: c_int, op: *const c_uchar) -> c_int {
+    by_ncid!(ncid => nc_put_var_ubyte(ncid, varid, op));
     guard("nc_put_var_ubyte", || put(ncid, varid, Kind::Var, null(), null(), null(), null(), op.cast(), NC_UBYTE))
 }
 
@@ -1117,6 +1248,7 @@ pub unsafe extern "C" fn nc_put_var_ubyte(ncid: c_int, varid: c_int, op: *const 
 /// As the untyped `nc_put_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var_ushort(ncid: c_int, varid: c_int, op: *const c_ushort) -> c_int {
+    by_ncid!(ncid => nc_put_var_ushort(ncid, varid, op));
     guard("nc_put_var_ushort", || put(ncid, varid, Kind::Var, null(), null(), null(), null(), op.cast(), NC_USHORT))
 }
 
@@ -1124,6 +1256,7 @@ pub unsafe extern "C" fn nc_put_var_ushort(ncid: c_int, varid: c_int, op: *const
 /// As the untyped `nc_put_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var_uint(ncid: c_int, varid: c_int, op: *const c_uint) -> c_int {
+    by_ncid!(ncid => nc_put_var_uint(ncid, varid, op));
     guard("nc_put_var_uint", || put(ncid, varid, Kind::Var, null(), null(), null(), null(), op.cast(), NC_UINT))
 }
 
@@ -1131,6 +1264,7 @@ pub unsafe extern "C" fn nc_put_var_uint(ncid: c_int, varid: c_int, op: *const c
 /// As the untyped `nc_put_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var_longlong(ncid: c_int, varid: c_int, op: *const c_longlong) -> c_int {
+    by_ncid!(ncid => nc_put_var_longlong(ncid, varid, op));
     guard("nc_put_var_longlong", || put(ncid, varid, Kind::Var, null(), null(), null(), null(), op.cast(), NC_INT64))
 }
 
@@ -1138,6 +1272,7 @@ pub unsafe extern "C" fn nc_put_var_longlong(ncid: c_int, varid: c_int, op: *con
 /// As the untyped `nc_put_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var_ulonglong(ncid: c_int, varid: c_int, op: *const c_ulonglong) -> c_int {
+    by_ncid!(ncid => nc_put_var_ulonglong(ncid, varid, op));
     guard("nc_put_var_ulonglong", || put(ncid, varid, Kind::Var, null(), null(), null(), null(), op.cast(), NC_UINT64))
 }
 
@@ -1145,6 +1280,7 @@ pub unsafe extern "C" fn nc_put_var_ulonglong(ncid: c_int, varid: c_int, op: *co
 /// As the untyped `nc_put_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_put_var_string(ncid: c_int, varid: c_int, op: *mut *const c_char) -> c_int {
+    by_ncid!(ncid => nc_put_var_string(ncid, varid, op));
     guard("nc_put_var_string", || put(ncid, varid, Kind::Var, null(), null(), null(), null(), op.cast(), NC_STRING))
 }
 
@@ -1155,6 +1291,7 @@ pub unsafe extern "C" fn nc_put_var_string(ncid: c_int, varid: c_int, op: *mut *
 /// allows it); the data pointer is valid for the slab.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var(ncid: c_int, varid: c_int, ip: *mut c_void) -> c_int {
+    by_ncid!(ncid => nc_get_var(ncid, varid, ip));
     guard("nc_get_var", || get(ncid, varid, Kind::Var, null(), null(), null(), null(), ip.cast(), NC_NAT))
 }
 
@@ -1162,6 +1299,7 @@ pub unsafe extern "C" fn nc_get_var(ncid: c_int, varid: c_int, ip: *mut c_void) 
 /// As the untyped `nc_get_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var_text(ncid: c_int, varid: c_int, ip: *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_get_var_text(ncid, varid, ip));
     guard("nc_get_var_text", || get(ncid, varid, Kind::Var, null(), null(), null(), null(), ip.cast(), NC_CHAR))
 }
 
@@ -1169,6 +1307,7 @@ pub unsafe extern "C" fn nc_get_var_text(ncid: c_int, varid: c_int, ip: *mut c_c
 /// As the untyped `nc_get_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var_schar(ncid: c_int, varid: c_int, ip: *mut c_schar) -> c_int {
+    by_ncid!(ncid => nc_get_var_schar(ncid, varid, ip));
     guard("nc_get_var_schar", || get(ncid, varid, Kind::Var, null(), null(), null(), null(), ip.cast(), NC_BYTE))
 }
 
@@ -1176,6 +1315,7 @@ pub unsafe extern "C" fn nc_get_var_schar(ncid: c_int, varid: c_int, ip: *mut c_
 /// As the untyped `nc_get_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var_uchar(ncid: c_int, varid: c_int, ip: *mut c_uchar) -> c_int {
+    by_ncid!(ncid => nc_get_var_uchar(ncid, varid, ip));
     guard("nc_get_var_uchar", || get(ncid, varid, Kind::Var, null(), null(), null(), null(), ip.cast(), NC_UBYTE))
 }
 
@@ -1183,6 +1323,7 @@ pub unsafe extern "C" fn nc_get_var_uchar(ncid: c_int, varid: c_int, ip: *mut c_
 /// As the untyped `nc_get_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var_short(ncid: c_int, varid: c_int, ip: *mut c_short) -> c_int {
+    by_ncid!(ncid => nc_get_var_short(ncid, varid, ip));
     guard("nc_get_var_short", || get(ncid, varid, Kind::Var, null(), null(), null(), null(), ip.cast(), NC_SHORT))
 }
 
@@ -1190,6 +1331,7 @@ pub unsafe extern "C" fn nc_get_var_short(ncid: c_int, varid: c_int, ip: *mut c_
 /// As the untyped `nc_get_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var_int(ncid: c_int, varid: c_int, ip: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_get_var_int(ncid, varid, ip));
     guard("nc_get_var_int", || get(ncid, varid, Kind::Var, null(), null(), null(), null(), ip.cast(), NC_INT))
 }
 
@@ -1197,6 +1339,7 @@ pub unsafe extern "C" fn nc_get_var_int(ncid: c_int, varid: c_int, ip: *mut c_in
 /// As the untyped `nc_get_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var_long(ncid: c_int, varid: c_int, ip: *mut c_long) -> c_int {
+    by_ncid!(ncid => nc_get_var_long(ncid, varid, ip));
     guard("nc_get_var_long", || get(ncid, varid, Kind::Var, null(), null(), null(), null(), ip.cast(), LONG_TYPE))
 }
 
@@ -1204,6 +1347,7 @@ pub unsafe extern "C" fn nc_get_var_long(ncid: c_int, varid: c_int, ip: *mut c_l
 /// As the untyped `nc_get_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var_float(ncid: c_int, varid: c_int, ip: *mut c_float) -> c_int {
+    by_ncid!(ncid => nc_get_var_float(ncid, varid, ip));
     guard("nc_get_var_float", || get(ncid, varid, Kind::Var, null(), null(), null(), null(), ip.cast(), NC_FLOAT))
 }
 
@@ -1211,6 +1355,7 @@ pub unsafe extern "C" fn nc_get_var_float(ncid: c_int, varid: c_int, ip: *mut c_
 /// As the untyped `nc_get_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var_double(ncid: c_int, varid: c_int, ip: *mut c_double) -> c_int {
+    by_ncid!(ncid => nc_get_var_double(ncid, varid, ip));
     guard("nc_get_var_double", || get(ncid, varid, Kind::Var, null(), null(), null(), null(), ip.cast(), NC_DOUBLE))
 }
 
@@ -1218,6 +1363,7 @@ pub unsafe extern "C" fn nc_get_var_double(ncid: c_int, varid: c_int, ip: *mut c
 /// As the untyped `nc_get_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var_ubyte(ncid: c_int, varid: c_int, ip: *mut c_uchar) -> c_int {
+    by_ncid!(ncid => nc_get_var_ubyte(ncid, varid, ip));
     guard("nc_get_var_ubyte", || get(ncid, varid, Kind::Var, null(), null(), null(), null(), ip.cast(), NC_UBYTE))
 }
 
@@ -1225,6 +1371,7 @@ pub unsafe extern "C" fn nc_get_var_ubyte(ncid: c_int, varid: c_int, ip: *mut c_
 /// As the untyped `nc_get_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var_ushort(ncid: c_int, varid: c_int, ip: *mut c_ushort) -> c_int {
+    by_ncid!(ncid => nc_get_var_ushort(ncid, varid, ip));
     guard("nc_get_var_ushort", || get(ncid, varid, Kind::Var, null(), null(), null(), null(), ip.cast(), NC_USHORT))
 }
 
@@ -1232,6 +1379,7 @@ pub unsafe extern "C" fn nc_get_var_ushort(ncid: c_int, varid: c_int, ip: *mut c
 /// As the untyped `nc_get_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var_uint(ncid: c_int, varid: c_int, ip: *mut c_uint) -> c_int {
+    by_ncid!(ncid => nc_get_var_uint(ncid, varid, ip));
     guard("nc_get_var_uint", || get(ncid, varid, Kind::Var, null(), null(), null(), null(), ip.cast(), NC_UINT))
 }
 
@@ -1239,6 +1387,7 @@ pub unsafe extern "C" fn nc_get_var_uint(ncid: c_int, varid: c_int, ip: *mut c_u
 /// As the untyped `nc_get_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var_longlong(ncid: c_int, varid: c_int, ip: *mut c_longlong) -> c_int {
+    by_ncid!(ncid => nc_get_var_longlong(ncid, varid, ip));
     guard("nc_get_var_longlong", || get(ncid, varid, Kind::Var, null(), null(), null(), null(), ip.cast(), NC_INT64))
 }
 
@@ -1246,6 +1395,7 @@ pub unsafe extern "C" fn nc_get_var_longlong(ncid: c_int, varid: c_int, ip: *mut
 /// As the untyped `nc_get_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var_ulonglong(ncid: c_int, varid: c_int, ip: *mut c_ulonglong) -> c_int {
+    by_ncid!(ncid => nc_get_var_ulonglong(ncid, varid, ip));
     guard("nc_get_var_ulonglong", || get(ncid, varid, Kind::Var, null(), null(), null(), null(), ip.cast(), NC_UINT64))
 }
 
@@ -1253,6 +1403,7 @@ pub unsafe extern "C" fn nc_get_var_ulonglong(ncid: c_int, varid: c_int, ip: *mu
 /// As the untyped `nc_get_var`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var_string(ncid: c_int, varid: c_int, ip: *mut *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_get_var_string(ncid, varid, ip));
     guard("nc_get_var_string", || get(ncid, varid, Kind::Var, null(), null(), null(), null(), ip.cast(), NC_STRING))
 }
 
@@ -1266,6 +1417,13 @@ fn cache_config(size: usize, nelems: usize, preemption: f32) -> NcResult<CacheCo
 /// Default chunk cache of variables in datasets opened or created later.
 #[no_mangle]
 pub extern "C" fn nc_set_chunk_cache(size: usize, nelems: usize, preemption: c_float) -> c_int {
+    // The setting is process-wide: the real libnetcdf gets it too.
+    if let Some(f) = real_fn!(nc_set_chunk_cache(size, nelems, preemption)) {
+        let rc = unsafe { f(size, nelems, preemption) };
+        if rc != NC_NOERR {
+            return rc;
+        }
+    }
     guard("nc_set_chunk_cache", || {
         cache::set_defaults(cache_config(size, nelems, preemption)?);
         Ok(())
@@ -1313,6 +1471,7 @@ pub unsafe extern "C" fn nc_get_chunk_cache_ints(sizep: *mut c_int, nelemsp: *mu
 /// The chunk cache of one variable; shrinking it writes evicted chunks.
 #[no_mangle]
 pub extern "C" fn nc_set_var_chunk_cache(ncid: c_int, varid: c_int, size: usize, nelems: usize, preemption: c_float) -> c_int {
+    by_ncid!(ncid => nc_set_var_chunk_cache(ncid, varid, size, nelems, preemption));
     guard("nc_set_var_chunk_cache", || {
         let c = cache_config(size, nelems, preemption)?;
         read(ncid, |ds, gid| ds.set_var_cache(gid, varid, c))
@@ -1323,6 +1482,7 @@ pub extern "C" fn nc_set_var_chunk_cache(ncid: c_int, varid: c_int, size: usize,
 /// Outputs are NULL or valid.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var_chunk_cache(ncid: c_int, varid: c_int, sizep: *mut usize, nelemsp: *mut usize, preemptionp: *mut c_float) -> c_int {
+    by_ncid!(ncid => nc_get_var_chunk_cache(ncid, varid, sizep, nelemsp, preemptionp));
     guard("nc_get_var_chunk_cache", || {
         let c = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.cache.config()))?;
         out(sizep, c.size);
@@ -1334,6 +1494,7 @@ pub unsafe extern "C" fn nc_get_var_chunk_cache(ncid: c_int, varid: c_int, sizep
 
 #[no_mangle]
 pub extern "C" fn nc_set_var_chunk_cache_ints(ncid: c_int, varid: c_int, size: c_int, nelems: c_int, preemption: c_int) -> c_int {
+    by_ncid!(ncid => nc_set_var_chunk_cache_ints(ncid, varid, size, nelems, preemption));
     guard("nc_set_var_chunk_cache_ints", || {
         if size < 0 || nelems < 0 || !(0..=100).contains(&preemption) {
             return Err(NcError::new(NC_EINVAL));
@@ -1347,6 +1508,7 @@ pub extern "C" fn nc_set_var_chunk_cache_ints(ncid: c_int, varid: c_int, size: c
 /// Outputs are NULL or valid.
 #[no_mangle]
 pub unsafe extern "C" fn nc_get_var_chunk_cache_ints(ncid: c_int, varid: c_int, sizep: *mut c_int, nelemsp: *mut c_int, preemptionp: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_get_var_chunk_cache_ints(ncid, varid, sizep, nelemsp, preemptionp));
     guard("nc_get_var_chunk_cache_ints", || {
         let c = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.cache.config()))?;
         out(sizep, c.size.min(c_int::MAX as usize) as c_int);
@@ -1364,6 +1526,7 @@ pub unsafe extern "C" fn nc_get_var_chunk_cache_ints(ncid: c_int, varid: c_int, 
 /// `memory` is NULL or holds `count` values of `xtypeid`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_reclaim_data(ncid: c_int, xtypeid: nc_type, memory: *mut c_void, count: usize) -> c_int {
+    by_ncid!(ncid => nc_reclaim_data(ncid, xtypeid, memory, count));
     guard("nc_reclaim_data", || {
         read(ncid, |_, _| Ok(()))?;
         if !(NC_BYTE..=NC_STRING).contains(&xtypeid) {
@@ -1383,6 +1546,7 @@ pub unsafe extern "C" fn nc_reclaim_data(ncid: c_int, xtypeid: nc_type, memory: 
 /// `memory` is NULL or a `malloc`ed array of `count` values of `xtypeid`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_reclaim_data_all(ncid: c_int, xtypeid: nc_type, memory: *mut c_void, count: usize) -> c_int {
+    by_ncid!(ncid => nc_reclaim_data_all(ncid, xtypeid, memory, count));
     guard("nc_reclaim_data_all", || {
         read(ncid, |_, _| Ok(()))?;
         if !(NC_BYTE..=NC_STRING).contains(&xtypeid) {

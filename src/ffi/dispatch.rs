@@ -72,10 +72,7 @@ unsafe extern "C" fn d_create(
 ) -> c_int {
     guard("nczarr_rs_udf_create", || {
         let mut id = 0;
-        let rc = files::nc_create(path, cmode & !(NC_UDF0 | NC_UDF1), &mut id);
-        if rc != NC_NOERR {
-            return Err(NcError::new(rc));
-        }
+        files::new_dataset(path, cmode & !(NC_UDF0 | NC_UDF1), &mut id, true)?;
         FILES.lock().unwrap_or_else(|p| p.into_inner()).insert(ncid >> 16, id);
         Ok(())
     })
@@ -92,10 +89,7 @@ unsafe extern "C" fn d_open(
 ) -> c_int {
     guard("nczarr_rs_udf_open", || {
         let mut id = 0;
-        let rc = files::nc_open(path, mode & !(NC_UDF0 | NC_UDF1), &mut id);
-        if rc != NC_NOERR {
-            return Err(NcError::new(rc));
-        }
+        files::new_dataset(path, mode & !(NC_UDF0 | NC_UDF1), &mut id, false)?;
         FILES.lock().unwrap_or_else(|p| p.into_inner()).insert(ncid >> 16, id);
         Ok(())
     })

@@ -1,7 +1,8 @@
 //! netCDF C API: files, groups, dimensions, types.
 
-use super::args::{c_str, in_slice, non_null, out, out_name, out_slice};
+use super::args::{c_str, in_slice, non_null, opt_c_str, out, out_name, out_slice};
 use super::boundary::guard;
+use super::interpose::{by_ncid, by_path};
 use super::nc::{make_ncid, read, sibling_ncid, split, write, FILES};
 use super::types::nc_type;
 use crate::engine::consts::*;
@@ -12,8 +13,9 @@ use std::os::raw::{c_char, c_int};
 use std::ptr::null_mut;
 use std::sync::{Arc, RwLock};
 
-/// Creates (`create`) or opens a dataset and returns its ncid through `ncidp`.
-unsafe fn new_dataset(path: *const c_char, mode: c_int, ncidp: *mut c_int, create: bool) -> NcResult<()> {
+/// Creates (`create`) or opens a dataset and returns its ncid through `ncidp`
+/// (this library's engine, whatever the path: the UDF table calls it too).
+pub(crate) unsafe fn new_dataset(path: *const c_char, mode: c_int, ncidp: *mut c_int, create: bool) -> NcResult<()> {
     non_null(ncidp)?;
     let path = c_str(path)?;
     let ds = if create { file::create(path, mode)? } else { file::open(path, mode)? };
@@ -32,6 +34,7 @@ fn unlimdims(ds: &crate::engine::model::Dataset, gid: usize) -> Vec<c_int> {
 /// `path` is a NUL-terminated string; `ncidp` points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_create(path: *const c_char, cmode: c_int, ncidp: *mut c_int) -> c_int {
+    by_path!(path, true => nc_create(path, cmode, ncidp));
     guard("nc_create", || new_dataset(path, cmode, ncidp, true))
 }
 
@@ -47,6 +50,7 @@ pub unsafe extern "C" fn nc__create(
     chunksizehintp: *mut usize,
     ncidp: *mut c_int,
 ) -> c_int {
+    by_path!(path, true => nc__create(path, cmode, initialsz, chunksizehintp, ncidp));
     let _ = (initialsz, chunksizehintp);
     guard("nc__create", || new_dataset(path, cmode, ncidp, true))
 }
@@ -57,6 +61,7 @@ pub unsafe extern "C" fn nc__create(
 /// `path` is a NUL-terminated string; `ncidp` points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_open(path: *const c_char, mode: c_int, ncidp: *mut c_int) -> c_int {
+    by_path!(path, false => nc_open(path, mode, ncidp));
     guard("nc_open", || new_dataset(path, mode, ncidp, false))
 }
 
@@ -71,6 +76,7 @@ pub unsafe extern "C" fn nc__open(
     chunksizehintp: *mut usize,
     ncidp: *mut c_int,
 ) -> c_int {
+    by_path!(path, false => nc__open(path, mode, chunksizehintp, ncidp));
     let _ = chunksizehintp;
     guard("nc__open", || new_dataset(path, mode, ncidp, false))
 }
@@ -78,6 +84,7 @@ pub unsafe extern "C" fn nc__open(
 /// Persists everything and closes. On error the ncid stays valid.
 #[no_mangle]
 pub extern "C" fn nc_close(ncid: c_int) -> c_int {
+    by_ncid!(ncid => nc_close(ncid));
     guard("nc_close", || {
         let (fid, gid) = split(ncid);
         if gid != 0 {
@@ -93,6 +100,7 @@ pub extern "C" fn nc_close(ncid: c_int) -> c_int {
 /// mode of its creation is deleted.
 #[no_mangle]
 pub extern "C" fn nc_abort(ncid: c_int) -> c_int {
+    by_ncid!(ncid => nc_abort(ncid));
     guard("nc_abort", || {
         let result = write(ncid, |ds, _| ds.abort());
         let (fid, _) = split(ncid);
@@ -105,23 +113,27 @@ pub extern "C" fn nc_abort(ncid: c_int) -> c_int {
 
 #[no_mangle]
 pub extern "C" fn nc_redef(ncid: c_int) -> c_int {
+    by_ncid!(ncid => nc_redef(ncid));
     guard("nc_redef", || write(ncid, |ds, _| ds.redef()))
 }
 
 #[no_mangle]
 pub extern "C" fn nc_enddef(ncid: c_int) -> c_int {
+    by_ncid!(ncid => nc_enddef(ncid));
     guard("nc_enddef", || write(ncid, |ds, _| ds.enddef()))
 }
 
 /// `nc_enddef` with netCDF-3 alignment arguments, which NCZarr ignores.
 #[no_mangle]
 pub extern "C" fn nc__enddef(ncid: c_int, h_minfree: usize, v_align: usize, v_minfree: usize, r_align: usize) -> c_int {
+    by_ncid!(ncid => nc__enddef(ncid, h_minfree, v_align, v_minfree, r_align));
     let _ = (h_minfree, v_align, v_minfree, r_align);
     guard("nc__enddef", || write(ncid, |ds, _| ds.enddef()))
 }
 
 #[no_mangle]
 pub extern "C" fn nc_sync(ncid: c_int) -> c_int {
+    by_ncid!(ncid => nc_sync(ncid));
     guard("nc_sync", || write(ncid, |ds, _| ds.sync()))
 }
 
@@ -129,6 +141,7 @@ pub extern "C" fn nc_sync(ncid: c_int) -> c_int {
 /// `old_modep` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_set_fill(ncid: c_int, fillmode: c_int, old_modep: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_set_fill(ncid, fillmode, old_modep));
     guard("nc_set_fill", || {
         let old = write(ncid, |ds, _| ds.set_fill(fillmode))?;
         out(old_modep, old);
@@ -149,6 +162,7 @@ pub unsafe extern "C" fn nc_inq(
     nattsp: *mut c_int,
     unlimdimidp: *mut c_int,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq(ncid, ndimsp, nvarsp, nattsp, unlimdimidp));
     guard("nc_inq", || counts(ncid, ndimsp, nvarsp, nattsp, unlimdimidp))
 }
 
@@ -175,6 +189,7 @@ unsafe fn counts(
 /// `ndimsp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_ndims(ncid: c_int, ndimsp: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_ndims(ncid, ndimsp));
     guard("nc_inq_ndims", || counts(ncid, ndimsp, null_mut(), null_mut(), null_mut()))
 }
 
@@ -182,6 +197,7 @@ pub unsafe extern "C" fn nc_inq_ndims(ncid: c_int, ndimsp: *mut c_int) -> c_int 
 /// `nvarsp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_nvars(ncid: c_int, nvarsp: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_nvars(ncid, nvarsp));
     guard("nc_inq_nvars", || counts(ncid, null_mut(), nvarsp, null_mut(), null_mut()))
 }
 
@@ -189,6 +205,7 @@ pub unsafe extern "C" fn nc_inq_nvars(ncid: c_int, nvarsp: *mut c_int) -> c_int 
 /// `nattsp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_natts(ncid: c_int, nattsp: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_natts(ncid, nattsp));
     guard("nc_inq_natts", || counts(ncid, null_mut(), null_mut(), nattsp, null_mut()))
 }
 
@@ -196,6 +213,7 @@ pub unsafe extern "C" fn nc_inq_natts(ncid: c_int, nattsp: *mut c_int) -> c_int 
 /// `unlimdimidp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_unlimdim(ncid: c_int, unlimdimidp: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_unlimdim(ncid, unlimdimidp));
     guard("nc_inq_unlimdim", || counts(ncid, null_mut(), null_mut(), null_mut(), unlimdimidp))
 }
 
@@ -205,6 +223,7 @@ pub unsafe extern "C" fn nc_inq_unlimdim(ncid: c_int, unlimdimidp: *mut c_int) -
 /// Outputs are NULL or large enough.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_unlimdims(ncid: c_int, nunlimdimsp: *mut c_int, unlimdimidsp: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_unlimdims(ncid, nunlimdimsp, unlimdimidsp));
     guard("nc_inq_unlimdims", || {
         let u = read(ncid, |ds, gid| Ok(unlimdims(ds, gid)))?;
         out(nunlimdimsp, u.len() as c_int);
@@ -219,6 +238,7 @@ pub unsafe extern "C" fn nc_inq_unlimdims(ncid: c_int, nunlimdimsp: *mut c_int, 
 /// `formatp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_format(ncid: c_int, formatp: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_format(ncid, formatp));
     guard("nc_inq_format", || {
         let f = read(ncid, |ds, _| Ok(ds.format()))?;
         out(formatp, f);
@@ -232,6 +252,7 @@ pub unsafe extern "C" fn nc_inq_format(ncid: c_int, formatp: *mut c_int) -> c_in
 /// Outputs are NULL or point to `int`s.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_format_extended(ncid: c_int, formatp: *mut c_int, modep: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_format_extended(ncid, formatp, modep));
     guard("nc_inq_format_extended", || {
         let m = read(ncid, |ds, _| Ok(ds.mode))?;
         out(formatp, NC_FORMATX_NCZARR);
@@ -246,6 +267,7 @@ pub unsafe extern "C" fn nc_inq_format_extended(ncid: c_int, formatp: *mut c_int
 /// `pathlenp` is NULL or points to a `size_t`; `path` is NULL or large enough.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlenp: *mut usize, path: *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_inq_path(ncid, pathlenp, path));
     guard("nc_inq_path", || {
         let p = read(ncid, |ds, _| Ok(ds.path.clone()))?;
         out(pathlenp, p.len());
@@ -260,6 +282,7 @@ pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlenp: *mut usize, path: *m
 /// `name` is a NUL-terminated string; `new_ncid` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_def_grp(parent_ncid: c_int, name: *const c_char, new_ncid: *mut c_int) -> c_int {
+    by_ncid!(parent_ncid => nc_def_grp(parent_ncid, name, new_ncid));
     guard("nc_def_grp", || {
         let name = c_str(name)?;
         let gid = write(parent_ncid, |ds, gid| ds.def_grp(gid, name))?;
@@ -272,6 +295,7 @@ pub unsafe extern "C" fn nc_def_grp(parent_ncid: c_int, name: *const c_char, new
 /// `name` is a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn nc_rename_grp(grpid: c_int, name: *const c_char) -> c_int {
+    by_ncid!(grpid => nc_rename_grp(grpid, name));
     guard("nc_rename_grp", || {
         let name = c_str(name)?;
         write(grpid, |ds, gid| ds.rename_grp(gid, name))
@@ -282,6 +306,7 @@ pub unsafe extern "C" fn nc_rename_grp(grpid: c_int, name: *const c_char) -> c_i
 /// Outputs are NULL or large enough.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_grps(ncid, numgrps, ncids));
     guard("nc_inq_grps", || {
         let kids = read(ncid, |ds, gid| {
             Ok(ds.groups[gid].children.iter().map(|&c| sibling_ncid(ncid, c)).collect::<Vec<_>>())
@@ -296,6 +321,7 @@ pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *m
 /// `name` is NULL or holds `NC_MAX_NAME + 1` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_grpname(ncid: c_int, name: *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_inq_grpname(ncid, name));
     guard("nc_inq_grpname", || {
         let n = read(ncid, |ds, gid| Ok(ds.groups[gid].name.clone()))?;
         out_name(name, &n);
@@ -307,6 +333,7 @@ pub unsafe extern "C" fn nc_inq_grpname(ncid: c_int, name: *mut c_char) -> c_int
 /// `lenp` is NULL or points to a `size_t`; `full_name` is NULL or large enough.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_grpname_full(ncid: c_int, lenp: *mut usize, full_name: *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_inq_grpname_full(ncid, lenp, full_name));
     guard("nc_inq_grpname_full", || {
         let p = read(ncid, |ds, gid| Ok(ds.group_path(gid)))?;
         out(lenp, p.len());
@@ -319,6 +346,7 @@ pub unsafe extern "C" fn nc_inq_grpname_full(ncid: c_int, lenp: *mut usize, full
 /// `lenp` is NULL or points to a `size_t`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_grpname_len(ncid: c_int, lenp: *mut usize) -> c_int {
+    by_ncid!(ncid => nc_inq_grpname_len(ncid, lenp));
     guard("nc_inq_grpname_len", || {
         let p = read(ncid, |ds, gid| Ok(ds.group_path(gid)))?;
         out(lenp, p.len());
@@ -332,6 +360,7 @@ pub unsafe extern "C" fn nc_inq_grpname_len(ncid: c_int, lenp: *mut usize) -> c_
 /// `parent_ncid` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_grp_parent(ncid, parent_ncid));
     guard("nc_inq_grp_parent", || {
         let p = read(ncid, |ds, gid| ds.groups[gid].parent.ok_or(NcError::new(NC_ENOGRP)))?;
         out(parent_ncid, sibling_ncid(ncid, p));
@@ -339,9 +368,14 @@ pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int)
     })
 }
 
-fn child_named(ncid: c_int, name: &str) -> NcResult<c_int> {
-    let g = read(ncid, |ds, gid| {
-        ds.groups[gid].children.iter().copied().find(|&c| ds.groups[c].name == name).ok_or(NcError::new(NC_ENOGRP))
+/// The child group `name` of `ncid`; no name (NULL in C) is the root group,
+/// as in netCDF-C (`ncdump` asks `nc_inq_ncid(ncid, NULL, &root)`).
+fn child_named(ncid: c_int, name: Option<&str>) -> NcResult<c_int> {
+    let g = read(ncid, |ds, gid| match name {
+        None => Ok(0),
+        Some(name) => {
+            ds.groups[gid].children.iter().copied().find(|&c| ds.groups[c].name == name).ok_or(NcError::new(NC_ENOGRP))
+        }
     })?;
     Ok(sibling_ncid(ncid, g))
 }
@@ -349,11 +383,13 @@ fn child_named(ncid: c_int, name: &str) -> NcResult<c_int> {
 /// The ncid of the child group `name`.
 ///
 /// # Safety
-/// `name` is a NUL-terminated string; `grp_ncid` is NULL or points to an `int`.
+/// `name` is NULL (the root group) or a NUL-terminated string; `grp_ncid` is
+/// NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_ncid(ncid: c_int, name: *const c_char, grp_ncid: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_ncid(ncid, name, grp_ncid));
     guard("nc_inq_ncid", || {
-        let g = child_named(ncid, c_str(name)?)?;
+        let g = child_named(ncid, opt_c_str(name)?)?;
         out(grp_ncid, g);
         Ok(())
     })
@@ -365,8 +401,9 @@ pub unsafe extern "C" fn nc_inq_ncid(ncid: c_int, name: *const c_char, grp_ncid:
 /// As `nc_inq_ncid`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_grp_ncid(ncid: c_int, grp_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_grp_ncid(ncid, grp_name, grp_ncid));
     guard("nc_inq_grp_ncid", || {
-        let g = child_named(ncid, c_str(grp_name)?)?;
+        let g = child_named(ncid, opt_c_str(grp_name)?)?;
         out(grp_ncid, g);
         Ok(())
     })
@@ -378,6 +415,7 @@ pub unsafe extern "C" fn nc_inq_grp_ncid(ncid: c_int, grp_name: *const c_char, g
 /// `full_name` is a NUL-terminated string; `grp_ncid` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_grp_full_ncid(ncid: c_int, full_name: *const c_char, grp_ncid: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_grp_full_ncid(ncid, full_name, grp_ncid));
     guard("nc_inq_grp_full_ncid", || {
         let path = c_str(full_name)?;
         let g = read(ncid, |ds, gid| {
@@ -395,6 +433,7 @@ pub unsafe extern "C" fn nc_inq_grp_full_ncid(ncid: c_int, full_name: *const c_c
 /// `ntypes` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_typeids(ncid: c_int, ntypes: *mut c_int, typeids: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_typeids(ncid, ntypes, typeids));
     let _ = typeids;
     guard("nc_inq_typeids", || {
         read(ncid, |_, _| Ok(()))?;
@@ -409,6 +448,7 @@ pub unsafe extern "C" fn nc_inq_typeids(ncid: c_int, ntypes: *mut c_int, typeids
 /// `name` is NULL or holds `NC_MAX_NAME + 1` bytes; `size` is NULL or points to a `size_t`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_type(ncid: c_int, xtype: nc_type, name: *mut c_char, size: *mut usize) -> c_int {
+    by_ncid!(ncid => nc_inq_type(ncid, xtype, name, size));
     guard("nc_inq_type", || {
         read(ncid, |_, _| Ok(()))?;
         let (n, s) = type_name(xtype).zip(type_size(xtype)).ok_or(NcError::new(NC_EBADTYPE))?;
@@ -424,6 +464,7 @@ pub unsafe extern "C" fn nc_inq_type(ncid: c_int, xtype: nc_type, name: *mut c_c
 /// `name` is a NUL-terminated string; `typeidp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_typeid(ncid: c_int, name: *const c_char, typeidp: *mut nc_type) -> c_int {
+    by_ncid!(ncid => nc_inq_typeid(ncid, name, typeidp));
     guard("nc_inq_typeid", || {
         let name = c_str(name)?;
         read(ncid, |_, _| Ok(()))?;
@@ -439,6 +480,7 @@ pub unsafe extern "C" fn nc_inq_typeid(ncid: c_int, name: *const c_char, typeidp
 /// `name` is a NUL-terminated string; `idp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_def_dim(ncid: c_int, name: *const c_char, len: usize, idp: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_def_dim(ncid, name, len, idp));
     guard("nc_def_dim", || {
         let name = c_str(name)?;
         let id = write(ncid, |ds, gid| ds.def_dim(gid, name, len as u64))?;
@@ -453,6 +495,7 @@ pub unsafe extern "C" fn nc_def_dim(ncid: c_int, name: *const c_char, len: usize
 /// `name` is a NUL-terminated string; `idp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_dimid(ncid: c_int, name: *const c_char, idp: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_dimid(ncid, name, idp));
     guard("nc_inq_dimid", || {
         let name = c_str(name)?;
         let id = read(ncid, |ds, gid| ds.find_dim(gid, name).ok_or(NcError::new(NC_EBADDIM)))?;
@@ -465,6 +508,7 @@ pub unsafe extern "C" fn nc_inq_dimid(ncid: c_int, name: *const c_char, idp: *mu
 /// `name` is NULL or holds `NC_MAX_NAME + 1` bytes; `lenp` is NULL or points to a `size_t`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_dim(ncid: c_int, dimid: c_int, name: *mut c_char, lenp: *mut usize) -> c_int {
+    by_ncid!(ncid => nc_inq_dim(ncid, dimid, name, lenp));
     guard("nc_inq_dim", || {
         let (n, l) = read(ncid, |ds, _| ds.dim(dimid).map(|d| (d.name.clone(), d.len)))?;
         out_name(name, &n);
@@ -477,6 +521,7 @@ pub unsafe extern "C" fn nc_inq_dim(ncid: c_int, dimid: c_int, name: *mut c_char
 /// `name` is NULL or holds `NC_MAX_NAME + 1` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_dimname(ncid: c_int, dimid: c_int, name: *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_inq_dimname(ncid, dimid, name));
     guard("nc_inq_dimname", || {
         let n = read(ncid, |ds, _| ds.dim(dimid).map(|d| d.name.clone()))?;
         out_name(name, &n);
@@ -488,6 +533,7 @@ pub unsafe extern "C" fn nc_inq_dimname(ncid: c_int, dimid: c_int, name: *mut c_
 /// `lenp` is NULL or points to a `size_t`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_dimlen(ncid: c_int, dimid: c_int, lenp: *mut usize) -> c_int {
+    by_ncid!(ncid => nc_inq_dimlen(ncid, dimid, lenp));
     guard("nc_inq_dimlen", || {
         let l = read(ncid, |ds, _| ds.dim(dimid).map(|d| d.len))?;
         out(lenp, l as usize);
@@ -507,6 +553,7 @@ pub unsafe extern "C" fn nc_inq_dimids(
     dimids: *mut c_int,
     include_parents: c_int,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_dimids(ncid, ndims, dimids, include_parents));
     guard("nc_inq_dimids", || {
         let ids = read(ncid, |ds, gid| {
             let groups = if include_parents != 0 { ds.ancestry(gid) } else { vec![gid] };
@@ -525,6 +572,7 @@ pub unsafe extern "C" fn nc_inq_dimids(
 /// `name` is a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn nc_rename_dim(ncid: c_int, dimid: c_int, name: *const c_char) -> c_int {
+    by_ncid!(ncid => nc_rename_dim(ncid, dimid, name));
     guard("nc_rename_dim", || {
         let name = c_str(name)?;
         write(ncid, |ds, gid| ds.rename_dim(gid, dimid, name))

@@ -5,11 +5,12 @@ use crate::engine::{NcError, NcResult};
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
-/// Integer handles in `1..=max` for shared objects. Ids are handed out
+/// Integer handles in `min..=max` for shared objects. Ids are handed out
 /// round-robin, so a closed handle is not reused at once and a stale id
 /// gives `NC_EBADID` rather than someone else's object.
 pub(crate) struct HandleTable<T: ?Sized> {
     inner: RwLock<Inner<T>>,
+    min: i32,
     max: i32,
 }
 
@@ -19,19 +20,25 @@ struct Inner<T: ?Sized> {
 }
 
 impl<T: ?Sized> HandleTable<T> {
+    /// Handles `1..=max`.
     pub(crate) const fn new(max: i32) -> Self {
-        HandleTable { inner: RwLock::new(Inner { items: BTreeMap::new(), last: 0 }), max }
+        Self::with_range(1, max)
+    }
+
+    /// Handles `min..=max` (`1 <= min <= max`).
+    pub(crate) const fn with_range(min: i32, max: i32) -> Self {
+        HandleTable { inner: RwLock::new(Inner { items: BTreeMap::new(), last: min - 1 }), min, max }
     }
 
     /// Stores `item` and returns its new handle (`NC_ENFILE` when full).
     pub(crate) fn insert(&self, item: Arc<T>) -> NcResult<i32> {
         let mut inner = self.inner.write().unwrap_or_else(|p| p.into_inner());
-        if inner.items.len() >= self.max as usize {
+        if inner.items.len() >= (self.max - self.min + 1) as usize {
             return Err(NcError::new(NC_ENFILE));
         }
         let mut id = inner.last;
         loop {
-            id = if id >= self.max { 1 } else { id + 1 };
+            id = if id >= self.max { self.min } else { id + 1 };
             if !inner.items.contains_key(&id) {
                 break;
             }
@@ -69,5 +76,15 @@ mod tests {
         assert_eq!(t.insert(Arc::from("e")).unwrap_err().code(), NC_ENFILE);
         assert_eq!(&*t.get(2).unwrap(), "b");
         assert_eq!(t.remove(99).unwrap_err().code(), NC_EBADID);
+    }
+
+    #[test]
+    fn ranges_stay_inside() {
+        let t: HandleTable<str> = HandleTable::with_range(0x4000, 0x4001);
+        assert_eq!(t.insert(Arc::from("a")).unwrap(), 0x4000);
+        assert_eq!(t.insert(Arc::from("b")).unwrap(), 0x4001);
+        assert_eq!(t.insert(Arc::from("c")).unwrap_err().code(), NC_ENFILE);
+        t.remove(0x4000).unwrap();
+        assert_eq!(t.insert(Arc::from("d")).unwrap(), 0x4000);
     }
 }

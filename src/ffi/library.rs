@@ -1,6 +1,7 @@
 //! Library-wide C functions: `nc_strerror`, `nc_inq_libvers`.
 
 use super::boundary::guard_or;
+use super::interpose::always;
 use crate::engine::error::error_text;
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
@@ -20,6 +21,7 @@ static LIBVERS: LazyLock<CString> = LazyLock::new(|| {
 /// the netCDF API version implemented, then this library's own version.
 #[no_mangle]
 pub extern "C" fn nc_inq_libvers() -> *const c_char {
+    always!(nc_inq_libvers());
     guard_or("nc_inq_libvers", c"unknown".as_ptr(), || LIBVERS.as_ptr())
 }
 
@@ -48,6 +50,7 @@ fn system_text(errno: i32) -> &'static CStr {
 /// codes are system errors. The string is static: do not free it.
 #[no_mangle]
 pub extern "C" fn nc_strerror(ncerr: c_int) -> *const c_char {
+    always!(nc_strerror(ncerr));
     guard_or("nc_strerror", c"Unknown Error".as_ptr(), || {
         if ncerr > 0 {
             system_text(ncerr).as_ptr()

@@ -3,13 +3,15 @@
 //! them, so the root group's ncid is the file's ncid.
 
 use super::handles::HandleTable;
+use super::interpose::{FIRST_FILE, LAST_FILE};
 use crate::engine::error::NC_EBADID;
 use crate::engine::model::Dataset;
 use crate::engine::{NcError, NcResult};
 use std::sync::{Arc, RwLock};
 
-/// At most 0x7fff open datasets, so every ncid is a positive `int`.
-pub(crate) static FILES: HandleTable<RwLock<Dataset>> = HandleTable::new(0x7fff);
+/// File numbers above netCDF-C's (see [`super::interpose`]): at most 16 384
+/// open datasets, and every ncid a positive `int`.
+pub(crate) static FILES: HandleTable<RwLock<Dataset>> = HandleTable::with_range(FIRST_FILE, LAST_FILE);
 
 pub(crate) fn split(ncid: i32) -> (i32, usize) {
     (ncid >> 16, (ncid & 0xffff) as usize)

@@ -2,6 +2,7 @@
 
 use super::args::{c_str, in_slice, out, out_name, out_slice};
 use super::boundary::guard;
+use super::interpose::by_ncid;
 use super::nc::{read, write};
 use super::types::nc_type;
 use super::values::{from_mem, to_mem};
@@ -30,6 +31,7 @@ pub unsafe extern "C" fn nc_def_var(
     dimidsp: *const c_int,
     varidp: *mut c_int,
 ) -> c_int {
+    by_ncid!(ncid => nc_def_var(ncid, name, xtype, ndims, dimidsp, varidp));
     guard("nc_def_var", || {
         let name = c_str(name)?;
         let n = usize::try_from(ndims).map_err(|_| NcError::new(NC_EINVAL))?;
@@ -44,6 +46,7 @@ pub unsafe extern "C" fn nc_def_var(
 /// `name` is a NUL-terminated string; `varidp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_varid(ncid: c_int, name: *const c_char, varidp: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_varid(ncid, name, varidp));
     guard("nc_inq_varid", || {
         let name = c_str(name)?;
         let id = read(ncid, |ds, gid| ds.find_var(gid, name).ok_or(NcError::new(NC_ENOTVAR)))?;
@@ -64,6 +67,7 @@ pub unsafe extern "C" fn nc_inq_var(
     dimidsp: *mut c_int,
     nattsp: *mut c_int,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_var(ncid, varid, name, xtypep, ndimsp, dimidsp, nattsp));
     guard("nc_inq_var", || {
         let (n, t, dims, na) = read(ncid, |ds, gid| {
             if varid == NC_GLOBAL {
@@ -87,6 +91,7 @@ pub unsafe extern "C" fn nc_inq_var(
 /// `name` is NULL or holds `NC_MAX_NAME + 1` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_varname(ncid: c_int, varid: c_int, name: *mut c_char) -> c_int {
+    by_ncid!(ncid => nc_inq_varname(ncid, varid, name));
     guard("nc_inq_varname", || {
         let n = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.name.clone()))?;
         out_name(name, &n);
@@ -98,6 +103,7 @@ pub unsafe extern "C" fn nc_inq_varname(ncid: c_int, varid: c_int, name: *mut c_
 /// `xtypep` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_vartype(ncid: c_int, varid: c_int, xtypep: *mut nc_type) -> c_int {
+    by_ncid!(ncid => nc_inq_vartype(ncid, varid, xtypep));
     guard("nc_inq_vartype", || {
         let t = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.nctype))?;
         out(xtypep, t);
@@ -109,6 +115,7 @@ pub unsafe extern "C" fn nc_inq_vartype(ncid: c_int, varid: c_int, xtypep: *mut 
 /// `ndimsp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_varndims(ncid: c_int, varid: c_int, ndimsp: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_varndims(ncid, varid, ndimsp));
     guard("nc_inq_varndims", || {
         let n = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.dimids.len()))?;
         out(ndimsp, n as c_int);
@@ -120,6 +127,7 @@ pub unsafe extern "C" fn nc_inq_varndims(ncid: c_int, varid: c_int, ndimsp: *mut
 /// `dimidsp` is NULL or holds the variable's number of dimensions.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_vardimid(ncid: c_int, varid: c_int, dimidsp: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_vardimid(ncid, varid, dimidsp));
     guard("nc_inq_vardimid", || {
         let d: Vec<c_int> = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.dimids.iter().map(|&d| d as c_int).collect()))?;
         out_slice(dimidsp, &d);
@@ -133,6 +141,7 @@ pub unsafe extern "C" fn nc_inq_vardimid(ncid: c_int, varid: c_int, dimidsp: *mu
 /// `nattsp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_varnatts(ncid: c_int, varid: c_int, nattsp: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_varnatts(ncid, varid, nattsp));
     guard("nc_inq_varnatts", || {
         let n = read(ncid, |ds, gid| Ok(ds.atts(gid, varid)?.len()))?;
         out(nattsp, n as c_int);
@@ -144,6 +153,7 @@ pub unsafe extern "C" fn nc_inq_varnatts(ncid: c_int, varid: c_int, nattsp: *mut
 /// Outputs are NULL or large enough.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_varids(ncid: c_int, nvars: *mut c_int, varids: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_varids(ncid, nvars, varids));
     guard("nc_inq_varids", || {
         let n = read(ncid, |ds, gid| Ok(ds.groups[gid].vars.len()))?;
         let ids: Vec<c_int> = (0..n as c_int).collect();
@@ -157,6 +167,7 @@ pub unsafe extern "C" fn nc_inq_varids(ncid: c_int, nvars: *mut c_int, varids: *
 /// `name` is a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn nc_rename_var(ncid: c_int, varid: c_int, name: *const c_char) -> c_int {
+    by_ncid!(ncid => nc_rename_var(ncid, varid, name));
     guard("nc_rename_var", || {
         let name = c_str(name)?;
         write(ncid, |ds, gid| ds.rename_var(gid, varid, name))
@@ -175,6 +186,7 @@ pub unsafe extern "C" fn nc_def_var_chunking(
     storage: c_int,
     chunksizesp: *const usize,
 ) -> c_int {
+    by_ncid!(ncid => nc_def_var_chunking(ncid, varid, storage, chunksizesp));
     guard("nc_def_var_chunking", || {
         not_global(varid)?;
         write(ncid, |ds, gid| {
@@ -199,6 +211,7 @@ pub unsafe extern "C" fn nc_inq_var_chunking(
     storagep: *mut c_int,
     chunksizesp: *mut usize,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_var_chunking(ncid, varid, storagep, chunksizesp));
     guard("nc_inq_var_chunking", || {
         not_global(varid)?;
         let (s, c) = read(ncid, |ds, gid| ds.inq_var_chunking(gid, varid))?;
@@ -217,6 +230,7 @@ pub unsafe extern "C" fn nc_def_var_fill(
     no_fill: c_int,
     fill_value: *const c_void,
 ) -> c_int {
+    by_ncid!(ncid => nc_def_var_fill(ncid, varid, no_fill, fill_value));
     guard("nc_def_var_fill", || {
         not_global(varid)?;
         write(ncid, |ds, gid| {
@@ -237,6 +251,7 @@ pub unsafe extern "C" fn nc_inq_var_fill(
     no_fill: *mut c_int,
     fill_valuep: *mut c_void,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_var_fill(ncid, varid, no_fill, fill_valuep));
     guard("nc_inq_var_fill", || {
         not_global(varid)?;
         let (nf, value) = read(ncid, |ds, gid| ds.inq_var_fill(gid, varid))?;
@@ -250,6 +265,7 @@ pub unsafe extern "C" fn nc_inq_var_fill(
 
 #[no_mangle]
 pub extern "C" fn nc_def_var_endian(ncid: c_int, varid: c_int, endian: c_int) -> c_int {
+    by_ncid!(ncid => nc_def_var_endian(ncid, varid, endian));
     guard("nc_def_var_endian", || {
         not_global(varid)?;
         write(ncid, |ds, gid| ds.def_var_endian(gid, varid, endian))
@@ -260,6 +276,7 @@ pub extern "C" fn nc_def_var_endian(ncid: c_int, varid: c_int, endian: c_int) ->
 /// `endianp` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_var_endian(ncid, varid, endianp));
     guard("nc_inq_var_endian", || {
         not_global(varid)?;
         let e = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.endian))?;
@@ -280,6 +297,7 @@ pub unsafe extern "C" fn nc_inq_var_deflate(
     deflatep: *mut c_int,
     deflate_levelp: *mut c_int,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_var_deflate(ncid, varid, shufflep, deflatep, deflate_levelp));
     guard("nc_inq_var_deflate", || {
         not_global(varid)?;
         let (sh, level) = read(ncid, |ds, gid| {
@@ -299,6 +317,7 @@ pub unsafe extern "C" fn nc_inq_var_deflate(
 /// `fletcher32p` is NULL or points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_inq_var_fletcher32(ncid: c_int, varid: c_int, fletcher32p: *mut c_int) -> c_int {
+    by_ncid!(ncid => nc_inq_var_fletcher32(ncid, varid, fletcher32p));
     guard("nc_inq_var_fletcher32", || {
         not_global(varid)?;
         let f = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.filter(H5Z_FILTER_FLETCHER32).is_some()))?;
@@ -318,6 +337,7 @@ pub unsafe extern "C" fn nc_inq_var_filter_ids(
     nfiltersp: *mut usize,
     ids: *mut c_uint,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_var_filter_ids(ncid, varid, nfiltersp, ids));
     guard("nc_inq_var_filter_ids", || {
         not_global(varid)?;
         let f: Vec<c_uint> =
@@ -340,6 +360,7 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(
     nparamsp: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_var_filter_info(ncid, varid, id, nparamsp, params));
     guard("nc_inq_var_filter_info", || {
         not_global(varid)?;
         let p: Vec<c_uint> = read(ncid, |ds, gid| {
@@ -365,6 +386,7 @@ pub unsafe extern "C" fn nc_inq_var_filter(
     nparamsp: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_var_filter(ncid, varid, idp, nparamsp, params));
     guard("nc_inq_var_filter", || {
         not_global(varid)?;
         let (id, p) = read(ncid, |ds, gid| {
@@ -388,6 +410,7 @@ pub extern "C" fn nc_def_var_deflate(
     deflate: c_int,
     deflate_level: c_int,
 ) -> c_int {
+    by_ncid!(ncid => nc_def_var_deflate(ncid, varid, shuffle, deflate, deflate_level));
     guard("nc_def_var_deflate", || {
         not_global(varid)?;
         write(ncid, |ds, gid| ds.def_var_deflate(gid, varid, shuffle != 0, deflate != 0, deflate_level))
@@ -410,6 +433,7 @@ pub unsafe extern "C" fn nc_def_var_filter(
     nparams: usize,
     parms: *const c_uint,
 ) -> c_int {
+    by_ncid!(ncid => nc_def_var_filter(ncid, varid, id, nparams, parms));
     guard("nc_def_var_filter", || {
         not_global(varid)?;
         let params = in_slice(parms, nparams)?;
@@ -442,6 +466,7 @@ pub unsafe extern "C" fn nc_def_var_filter(
 /// shuffle, zstd, blosc), `NC_ENOFILTER` for any other.
 #[no_mangle]
 pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
+    by_ncid!(ncid => nc_inq_filter_avail(ncid, id));
     guard("nc_inq_filter_avail", || {
         read(ncid, |_, _| Ok(()))?;
         match id {
@@ -456,6 +481,7 @@ pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
 /// `netcdf_filter.h`).
 #[no_mangle]
 pub extern "C" fn nc_def_var_zstandard(ncid: c_int, varid: c_int, level: c_int) -> c_int {
+    by_ncid!(ncid => nc_def_var_zstandard(ncid, varid, level));
     guard("nc_def_var_zstandard", || {
         not_global(varid)?;
         write(ncid, |ds, gid| ds.def_var_zstd(gid, varid, level))
@@ -473,6 +499,7 @@ pub unsafe extern "C" fn nc_inq_var_zstandard(
     hasfilterp: *mut c_int,
     levelp: *mut c_int,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_var_zstandard(ncid, varid, hasfilterp, levelp));
     guard("nc_inq_var_zstandard", || {
         not_global(varid)?;
         let level = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.filter(H5Z_FILTER_ZSTD).map(|p| p[0] as c_int)))?;
@@ -496,6 +523,7 @@ pub extern "C" fn nc_def_var_blosc(
     blocksize: c_uint,
     addshuffle: c_uint,
 ) -> c_int {
+    by_ncid!(ncid => nc_def_var_blosc(ncid, varid, subcompressor, level, blocksize, addshuffle));
     guard("nc_def_var_blosc", || {
         not_global(varid)?;
         write(ncid, |ds, gid| ds.def_var_blosc(gid, varid, subcompressor, level, blocksize, addshuffle))
@@ -517,6 +545,7 @@ pub unsafe extern "C" fn nc_inq_var_blosc(
     blocksizep: *mut c_uint,
     addshufflep: *mut c_uint,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_var_blosc(ncid, varid, hasfilterp, subcompressorp, levelp, blocksizep, addshufflep));
     guard("nc_inq_var_blosc", || {
         not_global(varid)?;
         let p = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.filter(H5Z_FILTER_BLOSC)))?;
@@ -541,6 +570,7 @@ pub unsafe extern "C" fn nc_inq_var_quantize(
     quantize_modep: *mut c_int,
     nsdp: *mut c_int,
 ) -> c_int {
+    by_ncid!(ncid => nc_inq_var_quantize(ncid, varid, quantize_modep, nsdp));
     guard("nc_inq_var_quantize", || {
         not_global(varid)?;
         read(ncid, |ds, gid| ds.var(gid, varid).map(|_| ()))?;

@@ -34,11 +34,9 @@ pub fn local_path(location: &str) -> MapResult<PathBuf> {
     let bad = || MapError::InvalidLocation(location.to_string());
     let path = if let Some(rest) = location.strip_prefix("file://") {
         let rest = rest.split(['#', '?']).next().unwrap_or("");
-        // file:///abs/path or file://localhost/abs/path
-        let rest = rest.strip_prefix("localhost").unwrap_or(rest);
-        if !rest.starts_with('/') {
-            return Err(bad());
-        }
+        // file:///abs/path, file://localhost/abs/path, or relative to the
+        // working directory as netCDF-C resolves it: file://b.zarr
+        let rest = rest.strip_prefix("localhost/").map(|r| &rest[rest.len() - r.len() - 1..]).unwrap_or(rest);
         percent_decode(rest).ok_or_else(bad)?
     } else if location.contains("://") {
         return Err(bad());
@@ -226,12 +224,17 @@ fn list_names(dir: &Path) -> MapResult<Vec<String>> {
     Ok(names)
 }
 
+/// Whether `dir` holds Zarr (v2 or v3) or NCZarr metadata at its top.
+pub fn is_store_dir(dir: &Path) -> bool {
+    STORE_MARKERS.iter().any(|m| dir.join(m).exists())
+}
+
 fn is_replaceable_dir(dir: &Path) -> MapResult<bool> {
     let mut entries = fs::read_dir(dir).map_err(|e| io_err(dir, e))?;
     if entries.next().is_none() {
         return Ok(true);
     }
-    Ok(STORE_MARKERS.iter().any(|m| dir.join(m).exists()))
+    Ok(is_store_dir(dir))
 }
 
 impl ReadableStore for FileStore {
