@@ -20,6 +20,10 @@ command -v c++ >/dev/null 2>&1 || apt_packages+=(g++)
 # The reference netCDF-C (4.9.0, with NCZarr) for the interop harness.
 command -v ncdump >/dev/null 2>&1 || apt_packages+=(netcdf-bin)
 [ -e /usr/include/netcdf.h ] || apt_packages+=(libnetcdf-dev)
+# The tools that must work unchanged on our engine (tests/tools/run.sh).
+command -v ncks >/dev/null 2>&1 || apt_packages+=(nco)
+command -v cdo >/dev/null 2>&1 || apt_packages+=(cdo)
+command -v gdalinfo >/dev/null 2>&1 || apt_packages+=(gdal-bin)
 command -v python3 >/dev/null 2>&1 || apt_packages+=(python3)
 command -v bc >/dev/null 2>&1 || apt_packages+=(bc)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || apt_packages+=(python3-venv)

@@ -3,7 +3,8 @@
 # runs the Rust tests, builds and installs the CMake package into
 # target/stage, builds and runs the C tests with CTest against it, and runs
 # the interop harness against Debian's netCDF-C, the netCDF4 wheel, zarr and
-# xarray (tests/interop/run.sh).
+# xarray (tests/interop/run.sh), and the netCDF tools under preload
+# (tests/tools/run.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-deps.sh
@@ -39,3 +40,6 @@ ctest --test-dir target/ctest --output-on-failure
 
 echo "== interop harness (tests/interop/run.sh)"
 PYTHON=$NCZARR_RS_PYTHON bash tests/interop/run.sh "$stage/lib"
+
+echo "== tools harness (tests/tools/run.sh): ncdump, nccopy, ncgen, NCO, CDO, GDAL, netCDF4/xarray under preload"
+PYTHON=$NCZARR_RS_PYTHON bash tests/tools/run.sh "$stage/lib"

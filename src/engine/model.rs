@@ -519,6 +519,7 @@ impl Dataset {
     /// Zstandard compression (filter 32015, numcodecs' `zstd`) at a libzstd
     /// level, as `nc_def_var_zstandard`; it replaces an earlier zstd level.
     pub fn def_var_zstd(&mut self, gid: usize, varid: i32, level: i32) -> NcResult<()> {
+        self.check_fixed_size(gid, varid)?;
         self.filterable(gid, varid, crate::codec::ZSTD_LEVELS.contains(&(level as i64)))?;
         let v = self.var_mut(gid, varid)?;
         v.codecs.retain(|c| codec_id(c) != "zstd");
@@ -542,6 +543,7 @@ impl Dataset {
     ) -> NcResult<()> {
         let cname = crate::codec::BLOSC_CNAMES.iter().find(|(_, c)| *c == code).map(|(n, _)| *n);
         let ok = cname.is_some() && clevel <= 9 && shuffle <= 2;
+        self.check_fixed_size(gid, varid)?;
         self.filterable(gid, varid, ok)?;
         let v = self.var_mut(gid, varid)?;
         v.codecs.retain(|c| codec_id(c) != "blosc");
@@ -551,8 +553,18 @@ impl Dataset {
         Ok(())
     }
 
+    /// `NC_EFILTER` for a variable-length type (`NC_STRING`): netCDF-C's
+    /// `nc_def_var_filter` (and so `nc_def_var_zstandard`/`_blosc`) refuses
+    /// them, while `nc_def_var_deflate` compresses strings like any data.
+    pub fn check_fixed_size(&self, gid: usize, varid: i32) -> NcResult<()> {
+        if self.var(gid, varid)?.nctype == NC_STRING {
+            return Err(NcError::new(NC_EFILTER));
+        }
+        Ok(())
+    }
+
     /// Checks that a variable may get a filter now (writable, define mode
-    /// before its first data, not scalar, not a string) and that the
+    /// before its first data, not scalar) and that the
     /// filter's parameters are valid (`params_ok`, else `NC_EINVAL`), then
     /// makes it chunked. Returns its element size (shuffle's parameter).
     fn filterable(&mut self, gid: usize, varid: i32, params_ok: bool) -> NcResult<usize> {
@@ -563,9 +575,6 @@ impl Dataset {
         }
         if v.is_scalar() {
             return Err(NcError::new(NC_EINVAL));
-        }
-        if v.nctype == NC_STRING {
-            return Err(NcError::new(NC_EFILTER));
         }
         if !params_ok {
             return Err(NcError::new(NC_EINVAL));

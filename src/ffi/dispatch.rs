@@ -373,10 +373,18 @@ unsafe extern "C" fn d_def_grp(ncid: c_int, name: *const c_char, grp: *mut c_int
 
 unsafe extern "C" fn d_inq_grps(ncid: c_int, n_out: *mut c_int, ids: *mut c_int) -> c_int {
     // group ncids come back in this library's numbering: restore netCDF-C's file part
-    let rc = fwd("nczarr_rs_udf_inq_grps", ncid, |n| files::nc_inq_grps(n, n_out, ids));
-    if rc == NC_NOERR && !ids.is_null() && !n_out.is_null() {
-        for i in 0..*n_out as usize {
-            *ids.add(i) = (ncid & !0xffff) | (*ids.add(i) & 0xffff);
+    // (the count is needed even when the caller passes no n_out, as
+    // netCDF4-python does when it asks for the ids)
+    let mut n = 0;
+    let rc = fwd("nczarr_rs_udf_inq_grps", ncid, |nc| files::nc_inq_grps(nc, &mut n, ids));
+    if rc == NC_NOERR {
+        if !ids.is_null() {
+            for i in 0..n as usize {
+                *ids.add(i) = (ncid & !0xffff) | (*ids.add(i) & 0xffff);
+            }
+        }
+        if !n_out.is_null() {
+            *n_out = n;
         }
     }
     rc

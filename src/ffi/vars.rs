@@ -437,6 +437,7 @@ pub unsafe extern "C" fn nc_def_var_filter(
     guard("nc_def_var_filter", || {
         not_global(varid)?;
         let params = in_slice(parms, nparams)?;
+        read(ncid, |ds, gid| ds.check_fixed_size(gid, varid))?;
         write(ncid, |ds, gid| match id {
             H5Z_FILTER_DEFLATE => {
                 if params.len() != 1 {
