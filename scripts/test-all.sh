@@ -4,7 +4,8 @@
 # target/stage, builds and runs the C tests with CTest against it, and runs
 # the interop harness against Debian's netCDF-C, the netCDF4 wheel, zarr and
 # xarray (tests/interop/run.sh), and the netCDF tools under preload
-# (tests/tools/run.sh).
+# (tests/tools/run.sh) and netCDF-C's own nczarr_test scripts under preload
+# (tests/netcdf_c/run.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-deps.sh
@@ -43,3 +44,6 @@ PYTHON=$NCZARR_RS_PYTHON bash tests/interop/run.sh "$stage/lib"
 
 echo "== tools harness (tests/tools/run.sh): ncdump, nccopy, ncgen, NCO, CDO, GDAL, netCDF4/xarray under preload"
 PYTHON=$NCZARR_RS_PYTHON bash tests/tools/run.sh "$stage/lib"
+
+echo "== netCDF-C's own NCZarr shell tests under preload (tests/netcdf_c/run.sh)"
+bash tests/netcdf_c/run.sh "$stage/lib"

@@ -447,3 +447,24 @@ fn our_layout_roundtrips_through_the_engine() {
     assert_eq!(ds.inq_var_fill(1, 0).unwrap().1, Values::Double(vec![f64::NEG_INFINITY]));
     assert_eq!(dim_names(&ds, 1, "v"), ["x"]);
 }
+
+#[test]
+fn implicit_root_group_of_pure_zarr() {
+    // Arrays below a root without .zgroup (netCDF-C's ref_power_901_constants):
+    // the root group is implicit, as in netCDF-C 4.10 and zarr-python.
+    let url = store(
+        "implicit_root",
+        &[
+            (
+                "/FRLAND/.zarray",
+                r#"{"zarr_format": 2, "shape": [2,3], "dtype": "<f4", "chunks": [2,3], "fill_value": null, "order": "C", "compressor": null, "filters": null}"#,
+            ),
+            ("/FRLAND/.zattrs", r#"{"_ARRAY_DIMENSIONS": ["y", "x"], "units": "1"}"#),
+        ],
+    );
+    let ds = open(&format!("{url}#mode=zarr"));
+    assert_eq!(dim_names(&ds, 0, "FRLAND"), ["y", "x"]);
+    // A root with nothing Zarr in it is still not a dataset.
+    let empty = store("implicit_root_empty", &[("/notes/readme", "hello")]);
+    assert_eq!(open_err(&empty), NC_ENOTNC);
+}

@@ -487,7 +487,12 @@ pub fn read_dataset(
         if r.exists(&root.child(".zarray")?)? {
             return Err(NcError::with(NC_ENOTNC, "the store root is an array, not a group"));
         }
-        return Err(NcError::with(NC_ENOTNC, "no Zarr group at the store root"));
+        // An implicit root group (pure Zarr: arrays or groups below a root
+        // that has no .zgroup), as netCDF-C 4.10 and zarr-python read it.
+        let (arrays, groups) = r.children(&root)?;
+        if arrays.is_empty() && groups.is_empty() {
+            return Err(NcError::with(NC_ENOTNC, "no Zarr group at the store root"));
+        }
     }
     r.layout = if force_pure && !v1 {
         Layout::PureZarr

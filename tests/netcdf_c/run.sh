@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# netCDF-C's own NCZarr shell tests (nczarr_test/run_*.sh, with their ref_*
+# files) run with Debian's ncgen/ncdump/nccopy and libnczarr_rs preloaded, on
+# directory and zip stores. The tests are not ours and are not in this
+# repository: the script takes them from Debian's source package of the
+# netCDF-C it tests against (apt-get source netcdf; the deb-src entry is
+# added when the machine has none), into target/netcdf-c. The configure-time
+# test_common.sh that the scripts source is made here from its template,
+# pointing NCDUMP/NCCOPY/NCGEN at wrappers that preload our library.
+#
+# Usage: tests/netcdf_c/run.sh LIBDIR   (LIBDIR holds libnczarr_rs.so)
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+libdir=$(cd "$1" && pwd)
+lib=$libdir/libnczarr_rs.so
+work=$root/target/netcdf-c
+mkdir -p "$work"
+
+# The scripts that use only ncgen, ncdump and nccopy (others need netCDF-C's
+# own C test programs, S3 or filter plugins, and are not run).
+tests=(run_ncgen4.sh run_misc.sh run_purezarr.sh run_interop.sh run_newformat.sh)
+
+# The newest netCDF-C's tests: Debian unstable's source package (4.10.1 at
+# the time of writing). Only its source is downloaded; nothing is installed.
+src=$(find "$work" -maxdepth 1 -type d -name 'netcdf-c-*' | head -1)
+if [ -z "$src" ]; then
+    (
+        cd "$work" || exit 1
+        cat > /etc/apt/sources.list.d/nczarr-rs-netcdf-src.sources <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: sid
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+        apt-get update -qq > apt.log 2>&1
+        apt-get source --download-only netcdf/sid >> apt.log 2>&1 || { cat apt.log; exit 1; }
+        tar xzf netcdf_*.orig.tar.gz
+    ) || { echo "netcdf-c tests: could not get Debian's netCDF-C source"; exit 1; }
+    src=$(find "$work" -maxdepth 1 -type d -name 'netcdf-c-*' | head -1)
+fi
+version=$(basename "$src")
+echo "netCDF-C tests from $version (Debian source package), tools from $(ncdump 2>&1 | grep -o 'netcdf library version [^ ]*')"
+
+build=$work/build
+rm -rf "$build"
+mkdir -p "$build/ncdump" "$build/ncgen" "$build/nczarr_test"
+for tool in ncdump/ncdump ncdump/nccopy ncgen/ncgen; do
+    printf '#!/bin/sh\nLD_PRELOAD=%s exec /usr/bin/%s "$@"\n' "$lib" "$(basename $tool)" > "$build/$tool"
+    chmod +x "$build/$tool"
+done
+sed -e "s|@abs_top_srcdir@|$src|" -e "s|@abs_top_builddir@|$build|" \
+    -e 's|@HAS_NCZARR@|yes|' -e 's|@DO_NCZARR_ZIP_TESTS@|yes|' -e 's|@HAS_HDF5@|yes|' \
+    -e 's|@[A-Za-z_0-9]*@|no|g' "$src/test_common.in" > "$build/test_common.sh"
+
+pass=0
+fail=0
+for t in "${tests[@]}"; do
+    [ -e "$src/nczarr_test/$t" ] || { echo "skip $t (not in $version)"; continue; }
+    d=$build/nczarr_test
+    if (cd "$d" && srcdir=$src/nczarr_test sh "$src/nczarr_test/$t") > "$build/$t.log" 2>&1; then
+        pass=$((pass + 1))
+        echo "ok   $t"
+    else
+        fail=$((fail + 1))
+        echo "FAIL $t (log: $build/$t.log)"
+        tail -15 "$build/$t.log" | sed 's/^/     /'
+    fi
+done
+echo "netcdf-c: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
