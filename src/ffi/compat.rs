@@ -622,6 +622,13 @@ pub unsafe extern "C" fn nc_delete_mp(path: *const c_char, basepe: c_int) -> c_i
 /// same lengths.
 #[no_mangle]
 pub extern "C" fn nc_copy_var(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> c_int {
+    if !is_ours(ncid_out) {
+        by_ncid!(ncid_in => nc_copy_var(ncid_in, varid, ncid_out));
+    }
+    if !is_ours(ncid_in) || !is_ours(ncid_out) {
+        // One side is the real libnetcdf's: copy through the routed API.
+        return guard("nc_copy_var", || unsafe { copy_var_across(ncid_in, varid, ncid_out) });
+    }
     guard("nc_copy_var", || {
         let (name, nctype, dims, atts, values) = read(ncid_in, |ds, gid| {
             let v = ds.var(gid, varid)?;
@@ -737,4 +744,62 @@ pub extern "C" fn nc_show_metadata(ncid: c_int) -> c_int {
             Ok(())
         })
     })
+}
+
+/// `nc_copy_var` between this library and another, through the public API
+/// (each call routed by its ncid), one record (index of the first
+/// dimension) at a time, as netCDF-C's own `nc_copy_var` does.
+unsafe fn copy_var_across(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> NcResult<()> {
+    use super::atts::{nc_copy_att, nc_inq_attname};
+    use super::data::{nc_get_vara, nc_put_vara};
+    use super::files::{nc_free_string, nc_inq_dim, nc_inq_dimid};
+    use super::vars::{nc_def_var, nc_inq_var};
+    let status = |rc: c_int| if rc == NC_NOERR { Ok(()) } else { Err(NcError::new(rc)) };
+    let mut name = [0 as c_char; NC_MAX_NAME as usize + 1];
+    let (mut xtype, mut ndims, mut natts) = (0, 0, 0);
+    let mut dimids = vec![0 as c_int; NC_MAX_VAR_DIMS as usize];
+    status(nc_inq_var(ncid_in, varid, name.as_mut_ptr(), &mut xtype, &mut ndims, dimids.as_mut_ptr(), &mut natts))?;
+    let size = type_size(xtype).filter(|_| is_atomic(xtype)).ok_or(NcError::new(NC_EBADTYPE))?;
+    let ndims = usize::try_from(ndims).map_err(|_| NcError::new(NC_EINVAL))?;
+    let (mut odims, mut lens) = (Vec::with_capacity(ndims), Vec::with_capacity(ndims));
+    for &d in &dimids[..ndims] {
+        let mut dname = [0 as c_char; NC_MAX_NAME as usize + 1];
+        let mut len = 0usize;
+        status(nc_inq_dim(ncid_in, d, dname.as_mut_ptr(), &mut len))?;
+        let mut od = 0;
+        status(nc_inq_dimid(ncid_out, dname.as_ptr(), &mut od)).map_err(|_| NcError::new(NC_EBADDIM))?;
+        odims.push(od);
+        lens.push(len);
+    }
+    let mut ovar = 0;
+    status(nc_def_var(ncid_out, name.as_ptr(), xtype, ndims as c_int, odims.as_ptr(), &mut ovar))?;
+    for i in 0..natts {
+        let mut aname = [0 as c_char; NC_MAX_NAME as usize + 1];
+        status(nc_inq_attname(ncid_in, varid, i, aname.as_mut_ptr()))?;
+        status(nc_copy_att(ncid_in, varid, aname.as_ptr(), ncid_out, ovar))?;
+    }
+    // One record at a time: start (i, 0, ...), count (1, len1, ...).
+    let records = lens.first().copied().unwrap_or(1);
+    let per_record = lens.iter().skip(1).try_fold(1usize, |a, &l| a.checked_mul(l)).ok_or(NcError::new(NC_ENOMEM))?;
+    let bytes = per_record.checked_mul(size).ok_or(NcError::new(NC_ENOMEM))?;
+    let mut buf: Vec<u8> = Vec::new();
+    buf.try_reserve_exact(bytes).map_err(|_| NcError::new(NC_ENOMEM))?;
+    buf.resize(bytes, 0);
+    let mut start = vec![0usize; ndims];
+    let mut count = lens.clone();
+    if let Some(c) = count.first_mut() {
+        *c = 1;
+    }
+    for r in 0..records {
+        if let Some(s) = start.first_mut() {
+            *s = r;
+        }
+        status(nc_get_vara(ncid_in, varid, start.as_ptr(), count.as_ptr(), buf.as_mut_ptr() as *mut c_void))?;
+        let rc = nc_put_vara(ncid_out, ovar, start.as_ptr(), count.as_ptr(), buf.as_ptr() as *const c_void);
+        if xtype == NC_STRING {
+            nc_free_string(per_record, buf.as_mut_ptr() as *mut *mut c_char);
+        }
+        status(rc)?;
+    }
+    Ok(())
 }

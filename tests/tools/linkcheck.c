@@ -41,7 +41,14 @@ int main(int argc, char **argv) {
     CHECK(nc_def_dim(out, "x", 3, &dims[1]));
     CHECK(nc_def_var(out, "d", NC_DOUBLE, 2, dims, &v));
     CHECK(nc_put_att_text(out, v, "units", 1, "m"));
+    /* nc_copy_var from the .nc file (netCDF-C's) into the store (ours under
+     * preload): definition, attributes and data cross the two libraries. */
+    int tdims[3];
+    CHECK(nc_def_dim(out, "time", 2, &tdims[0]));
+    CHECK(nc_def_dim(out, "lat", 3, &tdims[1]));
+    CHECK(nc_def_dim(out, "lon", 4, &tdims[2]));
     CHECK(nc_enddef(out));
+    CHECK(nc_copy_var(ncid, varid, out));
     CHECK(nc_put_var_double(out, v, data));
     CHECK(nc_close(out));
     CHECK(nc_open(argv[3], NC_NOWRITE, &out));
@@ -49,6 +56,12 @@ int main(int argc, char **argv) {
     CHECK(nc_get_var_double(out, v, back));
     CHECK(nc_inq_format(out, &format));
     printf("store: format %d, d = %g %g %g %g %g %g\n", format, back[0], back[1], back[2], back[3], back[4], back[5]);
+    float copied[24];
+    char units[8] = "";
+    CHECK(nc_inq_varid(out, "temp", &v));
+    CHECK(nc_get_var_float(out, v, copied));
+    CHECK(nc_get_att_text(out, v, "units", units));
+    printf("copied temp: [0]=%g [6]=%g [23]=%g units=%s\n", copied[0], copied[6], copied[23], units);
     CHECK(nc_close(out));
     CHECK(nc_close(ncid));
     return 0;
