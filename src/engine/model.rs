@@ -24,8 +24,9 @@ pub enum Layout {
     /// netCDF-C 4.9.0: uppercase `_NCZARR_*` keys, `<U1` chars.
     V2Upper,
     /// The spec (netCDF-C 4.9.1/4.9.2): lowercase keys in `.zgroup`/`.zarray`.
+    /// Written with `mode=...,oldkeys`.
     V2,
-    /// netCDF-C 4.9.3+/4.10: NCZarr keys in `.zattrs`.
+    /// netCDF-C 4.9.3+/4.10: NCZarr keys in `.zattrs`. Written by default.
     V2InAttrs,
     /// No NCZarr metadata at all.
     PureZarr,
@@ -154,7 +155,7 @@ impl Dataset {
             }],
             dims: vec![],
             provenance: if pure_zarr { None } else { Some(provenance()) },
-            layout: if pure_zarr { Layout::PureZarr } else { Layout::V2 },
+            layout: if pure_zarr { Layout::PureZarr } else { Layout::V2InAttrs },
             consolidated: false,
             written: HashMap::new(),
         }
