@@ -221,6 +221,9 @@ fn xarray_dims(ds: &Dataset, gid: usize, v: &Var) -> Option<Vec<String>> {
     if !ds.xarray {
         return None;
     }
+    if v.is_scalar() && ds.pure_zarr {
+        return Some(vec![]);
+    }
     if v.is_scalar() {
         return (gid == 0 || !old_keys(ds)).then(|| vec!["_scalar_".to_string()]);
     }
@@ -236,7 +239,13 @@ fn xarray_dims(ds: &Dataset, gid: usize, v: &Var) -> Option<Vec<String>> {
 fn var_objects(ds: &Dataset, gid: usize, vid: usize, out: &mut Vec<(StoreKey, Value)>) -> NcResult<()> {
     let v = &ds.groups[gid].vars[vid];
     let key = ds.var_key(gid, vid);
-    let (shape, chunks) = if v.is_scalar() { (vec![1], vec![1]) } else { (ds.var_shape(v), v.chunks.clone()) };
+    // a scalar is shape [1] in NCZarr (the spec), a 0-d array in pure Zarr
+    // (as zarr-python writes it); its one chunk is "0" either way
+    let (shape, chunks) = match (v.is_scalar(), ds.pure_zarr) {
+        (true, false) => (vec![1], vec![1]),
+        (true, true) => (vec![], vec![]),
+        _ => (ds.var_shape(v), v.chunks.clone()),
+    };
     let strlen = ds.maxstrlen(gid, vid);
     let fill = if v.no_fill {
         Value::Null
@@ -851,7 +860,12 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
         storage,
         no_fill,
         zarray_fill,
-        endian: dtype.endian,
+        // `|i1`/`|u1`: no byte order (netCDF-C reports NC_ENDIAN_NATIVE)
+        endian: if dtype_s.starts_with('|') && matches!(dtype.nctype, NC_BYTE | NC_UBYTE) {
+            NC_ENDIAN_NATIVE
+        } else {
+            dtype.endian
+        },
         atts,
         dim_separator,
         order_f,

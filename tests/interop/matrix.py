@@ -170,9 +170,9 @@ OPTS = types.SimpleNamespace(
     drop_att=["_nczarr_attr", "_nczarr_group", "_nczarr_array", "_nczarr_superblock"],
     loose_int_atts=False,
     loose_real_atts=False,
-    string_lists=False,
     dim_placement=True,
     anon_dims=True,
+    one_byte_endian=True,
 )
 
 

@@ -76,6 +76,15 @@ static void common(int nc, int full) {
         E(nc_put_att_text(nc, v, "units", 1, "s"));
         E(nc_def_var(nc, "c", NC_CHAR, 1, &y, &v));
         E(nc_def_var(nc, "str", NC_STRING, 1, &x, &v));
+        {   /* a string variable with a fill value and a chunk never written */
+            const char *na[1] = {"N/A"};
+            size_t ch[1] = {2};
+            E(nc_def_var(nc, "sfill", NC_STRING, 1, &x, &v));
+            E(nc_def_var_chunking(nc, v, NC_CHUNKED, ch));
+            E(nc_def_var_fill(nc, v, 0, na));
+        }
+        E(nc_put_att_text(nc, NC_GLOBAL, "json_spaced", 13, "{\"a\": [1, 2]}"));
+        E(nc_put_att_text(nc, NC_GLOBAL, "json_canonical", 12, "{\"a\": [1,2]}"));
         d2[0] = x; d2[1] = y;
         E(nc_def_var(nc, "big", NC_FLOAT, 2, d2, &v));
         E(nc_def_var_endian(nc, v, NC_ENDIAN_BIG));
@@ -146,6 +155,11 @@ static void data(int nc, int full) {
         E(nc_put_var_text(nc, v, "abc"));
         E(nc_inq_varid(nc, "str", &v));
         E(nc_put_var_string(nc, v, strs));
+        {
+            size_t st[1] = {2}, ct[1] = {2};
+            E(nc_inq_varid(nc, "sfill", &v));
+            E(nc_put_vara_string(nc, v, st, ct, strs + 2)); /* chunk 0 stays missing */
+        }
         E(nc_inq_varid(nc, "big", &v));
         E(nc_put_var_float(nc, v, big));
         E(nc_inq_varid(nc, "zipped", &v));
