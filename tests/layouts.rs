@@ -2,6 +2,7 @@
 //! malformed metadata gives a netCDF error, never a panic.
 
 use nczarr_rs::engine::consts::*;
+use nczarr_rs::engine::data::MemIn;
 use nczarr_rs::engine::error::*;
 use nczarr_rs::engine::file;
 use nczarr_rs::engine::model::{Dataset, Layout};
@@ -218,7 +219,7 @@ fn consolidated_metadata_alone_is_enough() {
 }
 
 #[test]
-fn rewriting_updates_consolidated_metadata_and_upgrades_layout() {
+fn rewriting_updates_consolidated_metadata_and_keeps_the_layout() {
     let url = store(
         "rewrite",
         &[
@@ -431,21 +432,75 @@ fn malformed_metadata_is_an_error_not_a_crash() {
 
 #[test]
 fn our_layout_roundtrips_through_the_engine() {
-    let mut ds = file::create("mem://layouts/roundtrip", NC_CLOBBER).unwrap();
+    for (url, layout) in [
+        ("mem://layouts/roundtrip", Layout::V2InAttrs),
+        ("mem://layouts/roundtrip_old#mode=nczarr,oldkeys", Layout::V2),
+    ] {
+        let mut ds = file::create(url, NC_CLOBBER).unwrap();
+        let t = ds.def_dim(0, "t", NC_UNLIMITED as u64).unwrap() as i32;
+        let x = ds.def_dim(0, "x", 3).unwrap() as i32;
+        let g = ds.def_grp(0, "g").unwrap();
+        let v = ds.def_var(g, "v", NC_DOUBLE, &[x]).unwrap() as i32;
+        ds.def_var(0, "rec", NC_INT, &[t, x]).unwrap();
+        ds.def_var(0, "sc", NC_INT, &[]).unwrap();
+        ds.put_att(g, v, "scale", Values::Float(vec![0.1])).unwrap();
+        ds.put_att(0, NC_GLOBAL, "s", Values::String(vec!["a".into()])).unwrap();
+        ds.def_var_fill(g, v, false, Some(Values::Double(vec![f64::NEG_INFINITY]))).unwrap();
+        ds.enddef().unwrap();
+        ds.close().unwrap();
+        let ds = open(url);
+        assert_eq!(ds.layout, layout, "{url}");
+        assert_eq!(ds.get_att(1, 0, "scale").unwrap(), Values::Float(vec![0.1]));
+        assert_eq!(ds.get_att(0, NC_GLOBAL, "s").unwrap(), Values::String(vec!["a".into()]));
+        assert_eq!(ds.inq_var_fill(1, 0).unwrap().1, Values::Double(vec![f64::NEG_INFINITY]));
+        assert_eq!(dim_names(&ds, 1, "v"), ["x"]);
+        assert_eq!(dim_names(&ds, 0, "rec"), ["t", "x"]);
+        assert!(ds.dims[ds.find_dim(0, "t").unwrap()].unlimited, "{url}");
+        assert!(ds.groups[0].vars[ds.find_var(0, "sc").unwrap()].is_scalar());
+        assert_eq!(ds.groups[0].atts.len(), 1, "{url}: the NCZarr keys are not attributes");
+    }
+}
+
+/// The default layout is netCDF-C 4.9.3+'s, byte for byte (as the netCDF4
+/// wheel's 4.10.1 writes it): `.zgroup` and `.zarray` are pure Zarr.
+#[test]
+fn default_layout_is_netcdf_c_410s() {
+    let url = "mem://layouts/exact";
+    let mut ds = file::create(url, NC_CLOBBER).unwrap();
+    let t = ds.def_dim(0, "t", NC_UNLIMITED as u64).unwrap() as i32;
     let x = ds.def_dim(0, "x", 3).unwrap() as i32;
-    let g = ds.def_grp(0, "g").unwrap();
-    let v = ds.def_var(g, "v", NC_DOUBLE, &[x]).unwrap() as i32;
-    ds.put_att(g, v, "scale", Values::Float(vec![0.1])).unwrap();
-    ds.put_att(0, NC_GLOBAL, "s", Values::String(vec!["a".into()])).unwrap();
-    ds.def_var_fill(g, v, false, Some(Values::Double(vec![f64::NEG_INFINITY]))).unwrap();
-    ds.enddef().unwrap();
+    ds.put_att(0, NC_GLOBAL, "title", Values::Char(b"hello".to_vec())).unwrap();
+    let v = ds.def_var(0, "v", NC_INT, &[t, x]).unwrap() as i32;
+    ds.def_var_fill(0, v, false, Some(Values::Int(vec![-1]))).unwrap();
+    ds.put_att(0, v, "units", Values::Char(b"m".to_vec())).unwrap();
+    ds.def_var(0, "s", NC_DOUBLE, &[]).unwrap();
+    let slab = ds.slab(0, v, Some(&[0, 0]), Some(&[2, 3]), None, None, true).unwrap();
+    let bytes = Values::Int(vec![0, 1, 2, 3, 4, 5]).to_ne_bytes();
+    ds.put_slab(0, v, &slab, MemIn::Bytes { memtype: NC_INT, buf: &bytes }).unwrap();
     ds.close().unwrap();
-    let ds = open("mem://layouts/roundtrip");
-    assert_eq!(ds.layout, Layout::V2);
-    assert_eq!(ds.get_att(1, 0, "scale").unwrap(), Values::Float(vec![0.1]));
-    assert_eq!(ds.get_att(0, NC_GLOBAL, "s").unwrap(), Values::String(vec!["a".into()]));
-    assert_eq!(ds.inq_var_fill(1, 0).unwrap().1, Values::Double(vec![f64::NEG_INFINITY]));
-    assert_eq!(dim_names(&ds, 1, "v"), ["x"]);
+    let s = Driver::Memory.open(url, false).unwrap();
+    let get = |k: &str| String::from_utf8(s.get(&StoreKey::parse(k).unwrap()).unwrap().unwrap()).unwrap();
+    let root = get(".zattrs");
+    let provenance = nczarr_rs::engine::model::provenance();
+    assert_eq!(
+        root,
+        format!(
+            r#"{{"title": "hello", "_NCProperties": "{provenance}", "_nczarr_group": {{"dimensions": {{"t": {{"size": 2, "unlimited": 1}}, "x": 3}}, "arrays": ["v","s"], "groups": []}}, "_nczarr_superblock": {{"version": "2.0.0"}}, "_nczarr_attr": {{"types": {{"title": ">S1", "_NCProperties": ">S1", "_nczarr_group": "|J0", "_nczarr_superblock": "|J0", "_nczarr_attr": "|J0"}}}}}}"#
+        )
+    );
+    assert_eq!(get(".zgroup"), r#"{"zarr_format": 2}"#);
+    assert_eq!(
+        get("v/.zattrs"),
+        r#"{"_FillValue": -1, "units": "m", "_ARRAY_DIMENSIONS": ["t","x"], "_nczarr_array": {"dimension_references": ["/t","/x"], "storage": "chunked"}, "_nczarr_attr": {"types": {"_FillValue": "<i4", "units": ">S1", "_nczarr_array": "|J0", "_nczarr_attr": "|J0"}}}"#
+    );
+    assert_eq!(
+        get("s/.zattrs"),
+        r#"{"_ARRAY_DIMENSIONS": ["_scalar_"], "_nczarr_array": {"dimension_references": [], "scalar": 1, "storage": "chunked"}, "_nczarr_attr": {"types": {"_nczarr_array": "|J0", "_nczarr_attr": "|J0"}}}"#
+    );
+    let zarray = get("v/.zarray");
+    assert!(zarray.starts_with(r#"{"zarr_format": 2, "shape": [2,3], "dtype": "<i4", "#), "{zarray}");
+    assert!(zarray.ends_with(r#""compressor": null, "filters": null}"#), "{zarray}");
+    assert!(!zarray.contains("_nczarr_array"), "{zarray}");
 }
 
 #[test]

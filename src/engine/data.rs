@@ -152,11 +152,17 @@ impl Layout {
                 Err(e) => (None, Some(NcError::with(NC_EFILTER, e.to_string()))),
             }
         };
-        let fill = if v.no_fill || strkind != StrKind::None {
+        let fill = if v.no_fill {
             vec![0u8; esize]
         } else {
             match ds.fill_value(v)? {
                 Values::Char(c) => vec![c.first().copied().unwrap_or(0)],
+                // a missing chunk of strings reads as the fill string, as in netCDF-C
+                Values::String(s) if strkind != StrKind::None => {
+                    let mut f = vec![0u8; esize];
+                    encode_string(strkind, s.first().map_or("", String::as_str), &mut f);
+                    f
+                }
                 other => {
                     let (f, _) = other.convert(v.nctype)?;
                     f.to_ne_bytes()

@@ -86,6 +86,10 @@ pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
         other => NcError::from(other),
     })?;
     let mut ds = Dataset::new_empty(store, path, cmode | NC_NETCDF4, u.pure_zarr, u.xarray);
+    // mode=oldkeys: netCDF-C 4.9.2's placement of the NCZarr keys (the spec's)
+    if !u.pure_zarr && u.modes.iter().any(|m| m == "oldkeys") {
+        ds.layout = super::model::Layout::V2;
+    }
     // mode=consolidated: keep a .zmetadata up to date (netCDF-C 4.10, xarray)
     ds.consolidated = u.consolidated;
     Ok(ds)

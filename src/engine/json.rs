@@ -11,8 +11,19 @@ fn bad(what: impl Into<String>) -> NcError {
     NcError::with(NC_ENCZARR, what)
 }
 
+/// Marks a bare `NaN`/`Infinity`/`-Infinity` token read by [`parse`] (as a
+/// string starting with this character): a number, unlike the string
+/// `"NaN"`. [`to_text`] writes it back bare.
+const BARE: char = '\u{1}';
+
+/// The number token of a [`BARE`]-marked string.
+fn bare_token(s: &str) -> Option<&str> {
+    s.strip_prefix(BARE)
+}
+
 /// Parses a metadata object. Bare `NaN`, `Infinity` and `-Infinity` tokens
-/// (invalid JSON that netCDF-C 4.9.0 wrote) are read as their string forms.
+/// (invalid JSON that netCDF-C 4.9.0, zarr-python and xarray write) are read
+/// as [`BARE`]-marked strings, which read as numbers.
 pub fn parse(bytes: &[u8]) -> NcResult<Value> {
     match serde_json::from_slice(bytes) {
         Ok(v) => Ok(v),
@@ -47,7 +58,7 @@ fn quote_bare_specials(text: &str) -> String {
         } else {
             for tok in ["-Infinity", "Infinity", "NaN"] {
                 if rest.starts_with(tok) {
-                    out.push('"');
+                    out.push_str("\"\\u0001");
                     out.push_str(tok);
                     out.push('"');
                     rest = &rest[tok.len()..];
@@ -96,6 +107,7 @@ fn write_value(v: &Value, out: &mut String) {
             }
             out.push(']');
         }
+        Value::String(s) if bare_token(s).is_some() => out.push_str(bare_token(s).unwrap_or_default()),
         other => out.push_str(&other.to_string()),
     }
 }
@@ -154,12 +166,16 @@ pub fn values_to_json(v: &Values) -> Value {
         Values::Double(x) => one_or_many(x.iter().map(|f| f64_json(*f)).collect()),
         Values::String(x) => one_or_many(x.iter().map(|s| Value::String(s.clone())).collect()),
         Values::Char(bytes) => {
+            // JSON text is written as that JSON only when netCDF-C's layout
+            // of it is the same text, so that it reads back byte for byte
+            // (netCDF-C re-serialises what it reads); else as a string.
             let text = String::from_utf8_lossy(bytes);
             let text = text.trim_end_matches('\0');
-            let t = text.trim_start();
-            if t.starts_with('{') || t.starts_with('[') {
+            if text.starts_with('{') || text.starts_with('[') {
                 if let Ok(j @ (Value::Object(_) | Value::Array(_))) = serde_json::from_str::<Value>(text) {
-                    return j;
+                    if to_text(&j) == text {
+                        return j;
+                    }
                 }
             }
             Value::String(text.to_string())
@@ -180,7 +196,7 @@ fn json_num(j: &Value) -> Option<Num> {
             }
         }
         Value::Bool(b) => Some(Num::I(*b as i128)),
-        Value::String(s) => match s.to_ascii_lowercase().as_str() {
+        Value::String(s) => match bare_token(s).unwrap_or(s).to_ascii_lowercase().as_str() {
             "nan" | "-nan" | "nanf" => Some(Num::F(f64::NAN)),
             "infinity" | "infinityf" | "inf" => Some(Num::F(f64::INFINITY)),
             "-infinity" | "-infinityf" | "-inf" => Some(Num::F(f64::NEG_INFINITY)),
@@ -223,14 +239,14 @@ pub fn json_to_values(j: &Value, t: Option<NcType>) -> NcResult<Values> {
     };
     match t {
         Some(NC_CHAR) => Ok(Values::Char(match j {
-            Value::String(s) => s.as_bytes().to_vec(),
+            Value::String(s) => bare_token(s).unwrap_or(s).as_bytes().to_vec(),
             other => to_text(other).into_bytes(),
         })),
         Some(NC_STRING) => Ok(Values::String(
             items
                 .iter()
                 .map(|v| match v {
-                    Value::String(s) => s.clone(),
+                    Value::String(s) => bare_token(s).unwrap_or(s).to_string(),
                     other => to_text(other),
                 })
                 .collect(),
@@ -241,16 +257,18 @@ pub fn json_to_values(j: &Value, t: Option<NcType>) -> NcResult<Values> {
             Ok(Values::from_nums(t, &nums)?.0)
         }
         None => {
+            // A string is char; a list of strings, a dictionary or a nested
+            // list is its JSON text, as netCDF-C reads them.
             if let Value::String(s) = j {
-                return Ok(Values::Char(s.as_bytes().to_vec()));
-            }
-            if !items.is_empty() && items.iter().all(|v| v.is_string()) {
-                return json_to_values(j, Some(NC_STRING));
+                if bare_token(s).is_none() {
+                    return Ok(Values::Char(s.as_bytes().to_vec()));
+                }
             }
             let nums: Option<Vec<Num>> = items
                 .iter()
                 .map(|v| match v {
                     Value::Number(_) | Value::Bool(_) => json_num(v),
+                    Value::String(s) if bare_token(s).is_some() => json_num(v),
                     _ => None,
                 })
                 .collect();
@@ -282,10 +300,17 @@ mod tests {
 
     #[test]
     fn tolerant_parse() {
-        let v = parse(br#"{"fill_value": NaN, "s": "NaN inside", "x": -Infinity}"#).unwrap();
-        assert_eq!(v["fill_value"], "NaN");
+        let text = r#"{"fill_value": NaN, "s": "NaN inside", "x": -Infinity, "q": "NaN"}"#;
+        let v = parse(text.as_bytes()).unwrap();
         assert_eq!(v["s"], "NaN inside");
-        assert_eq!(v["x"], "-Infinity");
+        assert_eq!(to_text(&v), text, "bare tokens are written back bare");
+        // bare tokens are numbers (NC_DOUBLE), quoted ones text
+        assert!(matches!(json_to_values(&v["fill_value"], None).unwrap(), Values::Double(d) if d[0].is_nan()));
+        assert_eq!(json_to_values(&v["x"], None).unwrap(), Values::Double(vec![f64::NEG_INFINITY]));
+        assert_eq!(json_to_values(&v["q"], None).unwrap(), Values::Char(b"NaN".to_vec()));
+        assert_eq!(json_to_values(&v["x"], Some(NC_FLOAT)).unwrap(), Values::Float(vec![f32::NEG_INFINITY]));
+        let list = parse(br#"[1.5, NaN, Infinity]"#).unwrap();
+        assert!(matches!(json_to_values(&list, None).unwrap(), Values::Double(d) if d.len() == 3 && d[1].is_nan()));
         assert!(parse(b"{not json").is_err());
     }
 
@@ -318,7 +343,8 @@ mod tests {
         let j: Value = serde_json::from_str(r#"[1, 2.5]"#).unwrap();
         assert_eq!(json_to_values(&j, None).unwrap(), Values::Double(vec![1.0, 2.5]));
         let j: Value = serde_json::from_str(r#"["a", "bc"]"#).unwrap();
-        assert_eq!(json_to_values(&j, None).unwrap(), Values::String(vec!["a".into(), "bc".into()]));
+        assert_eq!(json_to_values(&j, None).unwrap(), Values::Char(br#"["a","bc"]"#.to_vec()));
+        assert_eq!(json_to_values(&j, Some(NC_STRING)).unwrap(), Values::String(vec!["a".into(), "bc".into()]));
         let j: Value = serde_json::from_str(r#"{"a": [1, {"b": 2}]}"#).unwrap();
         assert_eq!(json_to_values(&j, None).unwrap(), Values::Char(br#"{"a": [1,{"b": 2}]}"#.to_vec()));
         assert_eq!(json_to_values(&Value::Bool(true), None).unwrap(), Values::UByte(vec![1]));
@@ -327,6 +353,13 @@ mod tests {
     #[test]
     fn json_convention_for_char() {
         assert_eq!(values_to_json(&Values::Char(br#"{"a": 1}"#.to_vec())), serde_json::json!({"a": 1}));
+        assert_eq!(values_to_json(&Values::Char(br#"{"a": [1,2]}"#.to_vec())), serde_json::json!({"a": [1, 2]}));
+        // text netCDF-C would lay out differently stays text, byte for byte
+        for text in [r#"{"a": [1, 2]}"#, r#"{"a":1}"#, r#" [1,2]"#, r#"[1, 2]"#] {
+            let j = values_to_json(&Values::Char(text.as_bytes().to_vec()));
+            assert_eq!(j, Value::String(text.into()));
+            assert_eq!(json_to_values(&j, Some(NC_CHAR)).unwrap(), Values::Char(text.as_bytes().to_vec()));
+        }
         assert_eq!(values_to_json(&Values::Char(b"0".to_vec())), Value::String("0".into()));
         assert_eq!(values_to_json(&Values::Char(b"[not json".to_vec())), Value::String("[not json".into()));
     }

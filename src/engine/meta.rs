@@ -1,10 +1,13 @@
-//! NCZarr metadata on disk: writing the spec's layout and reading every
+//! NCZarr metadata on disk: writing netCDF-C's layout and reading every
 //! layout netCDF-C has written (see docs/COMPATIBILITY.md).
 //!
-//! Written (`mode=nczarr`): `.zgroup` with `_nczarr_superblock` (root) and
-//! `_nczarr_group`, `.zarray` with `_nczarr_array`, `.zattrs` with
-//! `_nczarr_attr`, exactly as netCDF-C 4.9.2 does, plus uppercase copies of
-//! the group/array keys for netCDF-C 4.9.0 and a `.zattrs` on every object.
+//! Written by default (`mode=nczarr`): what netCDF-C 4.9.3+/4.10 write, the
+//! NCZarr keys `_nczarr_superblock`, `_nczarr_group`/`_nczarr_array` and
+//! `_nczarr_attr` inside `.zattrs` (typed `|J0`), unlimited dimensions as
+//! `{"size": N, "unlimited": 1}`, `_ARRAY_DIMENSIONS` on every variable;
+//! `.zgroup`/`.zarray` stay pure Zarr. `mode=nczarr,oldkeys` writes the
+//! spec's (netCDF-C 4.9.2's) placement: the keys in `.zgroup`/`.zarray`, plus
+//! uppercase copies for netCDF-C 4.9.0. Every object gets a `.zattrs`.
 //! `mode=zarr` writes pure Zarr v2 (with XArray `_ARRAY_DIMENSIONS` unless
 //! `noxarray`).
 
@@ -104,7 +107,16 @@ pub fn format_dtype(t: NcType, endian: i32, strlen: usize, pure_zarr: bool) -> S
 
 // ---- writing -----------------------------------------------------------------
 
-fn attrs_object(ds: &Dataset, atts: &[Att], extra: Vec<(String, Value)>, is_root: bool) -> Map<String, Value> {
+/// `.zattrs` of a group or variable: the user's attributes, `extra`
+/// (`_ARRAY_DIMENSIONS`), then the NCZarr keys `hidden` (each typed `|J0`, as
+/// netCDF-C 4.9.3+ writes them), then `_nczarr_attr` with every type.
+fn attrs_object(
+    ds: &Dataset,
+    atts: &[Att],
+    extra: Vec<(String, Value)>,
+    is_root: bool,
+    hidden: Vec<(&str, Value)>,
+) -> Map<String, Value> {
     let mut m = Map::new();
     let mut types = Map::new();
     for a in atts {
@@ -121,32 +133,62 @@ fn attrs_object(ds: &Dataset, atts: &[Att], extra: Vec<(String, Value)>, is_root
     for (k, v) in extra {
         m.insert(k, v);
     }
+    let in_attrs = !hidden.is_empty();
+    for (k, v) in hidden {
+        m.insert(k.into(), v);
+        types.insert(k.into(), json!("|J0"));
+    }
     if !ds.pure_zarr {
+        if in_attrs {
+            types.insert("_nczarr_attr".into(), json!("|J0"));
+        }
         m.insert("_nczarr_attr".into(), json!({ "types": types }));
     }
     m
 }
 
+/// The writer uses netCDF-C 4.9.2's placement (NCZarr keys in
+/// `.zgroup`/`.zarray`): `mode=...,oldkeys`, or a dataset read in that
+/// layout (or 4.9.0's). Otherwise it writes 4.9.3+'s (keys in `.zattrs`).
+fn old_keys(ds: &Dataset) -> bool {
+    matches!(ds.layout, Layout::V2 | Layout::V2Upper)
+}
+
+/// The dimensions a group defines, as `_nczarr_group` lists them. In the
+/// 4.9.3+ layout an unlimited dimension is `{"size": N, "unlimited": 1}`;
+/// in the 4.9.2 layout and in the copy for netCDF-C 4.9.0 every dimension
+/// is its current length (those versions have no unlimited dimensions).
+fn group_dims(ds: &Dataset, g: &Group, with_unlimited: bool) -> Value {
+    let mut dims = Map::new();
+    for &d in &g.dims {
+        let dim = &ds.dims[d];
+        let len =
+            if with_unlimited && dim.unlimited { json!({ "size": dim.len, "unlimited": 1 }) } else { json!(dim.len) };
+        dims.insert(dim.name.clone(), len);
+    }
+    Value::Object(dims)
+}
+
 fn group_objects(ds: &Dataset, gid: usize, out: &mut Vec<(StoreKey, Value)>) -> NcResult<()> {
     let g = &ds.groups[gid];
     let key = ds.group_key(gid);
+    let vars = json!(g.vars.iter().map(|v| v.name.clone()).collect::<Vec<_>>());
+    let groups = json!(g.children.iter().map(|&c| ds.groups[c].name.clone()).collect::<Vec<_>>());
+    let superblock = json!({ "version": NCZARR_VERSION });
     let mut zgroup = Map::new();
     zgroup.insert("zarr_format".into(), json!(2));
-    if !ds.pure_zarr {
-        let mut dims = Map::new();
-        for &d in &g.dims {
-            dims.insert(ds.dims[d].name.clone(), json!(ds.dims[d].len));
-        }
+    let mut hidden = vec![];
+    if old_keys(ds) {
+        // netCDF-C 4.9.2's keys, and 4.9.0's uppercase copies
         let mut info = Map::new();
-        info.insert("dims".into(), Value::Object(dims));
-        info.insert("vars".into(), json!(g.vars.iter().map(|v| v.name.clone()).collect::<Vec<_>>()));
-        info.insert("groups".into(), json!(g.children.iter().map(|&c| ds.groups[c].name.clone()).collect::<Vec<_>>()));
+        info.insert("dims".into(), group_dims(ds, g, false));
+        info.insert("vars".into(), vars);
+        info.insert("groups".into(), groups);
         let unlimited: Vec<&str> =
             g.dims.iter().filter(|&&d| ds.dims[d].unlimited).map(|&d| ds.dims[d].name.as_str()).collect();
         if !unlimited.is_empty() {
             info.insert("unlimited".into(), json!(unlimited));
         }
-        let superblock = json!({ "version": NCZARR_VERSION });
         if gid == 0 {
             zgroup.insert("_nczarr_superblock".into(), superblock.clone());
         }
@@ -155,9 +197,17 @@ fn group_objects(ds: &Dataset, gid: usize, out: &mut Vec<(StoreKey, Value)>) -> 
             zgroup.insert("_NCZARR_SUPERBLOCK".into(), superblock);
         }
         zgroup.insert("_NCZARR_GROUP".into(), Value::Object(info));
+    } else if !ds.pure_zarr {
+        // .zgroup stays pure Zarr: netCDF-C 4.10 rewrites it in place
+        // without truncating, so anything more would leave a broken tail.
+        let info = json!({ "dimensions": group_dims(ds, g, true), "arrays": vars, "groups": groups });
+        hidden.push(("_nczarr_group", info));
+        if gid == 0 {
+            hidden.push(("_nczarr_superblock", superblock));
+        }
     }
     out.push((key.child(".zgroup")?, Value::Object(zgroup)));
-    out.push((key.child(".zattrs")?, Value::Object(attrs_object(ds, &g.atts, vec![], gid == 0))));
+    out.push((key.child(".zattrs")?, Value::Object(attrs_object(ds, &g.atts, vec![], gid == 0, hidden))));
     for vid in 0..g.vars.len() {
         var_objects(ds, gid, vid, out)?;
     }
@@ -171,11 +221,16 @@ fn xarray_dims(ds: &Dataset, gid: usize, v: &Var) -> Option<Vec<String>> {
     if !ds.xarray {
         return None;
     }
-    if v.is_scalar() {
-        return (gid == 0 || ds.pure_zarr).then(|| vec!["_scalar_".to_string()]);
+    if v.is_scalar() && ds.pure_zarr {
+        return Some(vec![]);
     }
+    if v.is_scalar() {
+        return (gid == 0 || !old_keys(ds)).then(|| vec!["_scalar_".to_string()]);
+    }
+    // netCDF-C 4.9.3+ writes them for every variable, 4.9.2 only for root
+    // variables over root dimensions
     let all_root = v.dimids.iter().all(|&d| ds.dims[d].group == 0);
-    if !(ds.pure_zarr || gid == 0 && all_root) {
+    if old_keys(ds) && !(gid == 0 && all_root) {
         return None;
     }
     Some(v.dimids.iter().map(|&d| ds.dims[d].name.clone()).collect())
@@ -184,7 +239,13 @@ fn xarray_dims(ds: &Dataset, gid: usize, v: &Var) -> Option<Vec<String>> {
 fn var_objects(ds: &Dataset, gid: usize, vid: usize, out: &mut Vec<(StoreKey, Value)>) -> NcResult<()> {
     let v = &ds.groups[gid].vars[vid];
     let key = ds.var_key(gid, vid);
-    let (shape, chunks) = if v.is_scalar() { (vec![1], vec![1]) } else { (ds.var_shape(v), v.chunks.clone()) };
+    // a scalar is shape [1] in NCZarr (the spec), a 0-d array in pure Zarr
+    // (as zarr-python writes it); its one chunk is "0" either way
+    let (shape, chunks) = match (v.is_scalar(), ds.pure_zarr) {
+        (true, false) => (vec![1], vec![1]),
+        (true, true) => (vec![], vec![]),
+        _ => (ds.var_shape(v), v.chunks.clone()),
+    };
     let strlen = ds.maxstrlen(gid, vid);
     let fill = if v.no_fill {
         Value::Null
@@ -212,29 +273,38 @@ fn var_objects(ds: &Dataset, gid: usize, vid: usize, out: &mut Vec<(StoreKey, Va
     if v.dim_separator != '.' {
         z.insert("dimension_separator".into(), json!(v.dim_separator.to_string()));
     }
+    let mut hidden = vec![];
     if !ds.pure_zarr {
-        let storage = if v.is_scalar() {
-            "scalar"
-        } else {
-            match v.storage {
-                NC_CONTIGUOUS => "contiguous",
-                NC_COMPACT => "compact",
-                _ => "chunked",
-            }
+        let storage = match v.storage {
+            NC_CONTIGUOUS => "contiguous",
+            NC_COMPACT => "compact",
+            _ => "chunked",
         };
         let dimrefs: Vec<String> = v.dimids.iter().map(|&d| ds.dim_fqn(d)).collect();
-        let mut info = json!({ "dimrefs": dimrefs, "storage": storage });
-        if v.is_scalar() {
-            // netCDF-C 4.10 marks scalars with this key and crashes on a
-            // scalar without it; 4.9.x ignores it.
-            info["scalar"] = json!(1);
+        if old_keys(ds) {
+            // netCDF-C 4.9.2's key and 4.9.0's uppercase copy. netCDF-C 4.10
+            // marks scalars with "scalar": 1 and crashes on a scalar without
+            // it; 4.9.x ignores the key.
+            let mut old = json!({ "dimrefs": dimrefs, "storage": if v.is_scalar() { "scalar" } else { storage } });
+            if v.is_scalar() {
+                old["scalar"] = json!(1);
+            }
+            z.insert("_nczarr_array".into(), old.clone());
+            z.insert("_NCZARR_ARRAY".into(), old);
+        } else {
+            // As netCDF-C 4.9.3+ writes it (scalars: "scalar": 1, "storage": "chunked").
+            let mut info = Map::new();
+            info.insert("dimension_references".into(), json!(dimrefs));
+            if v.is_scalar() {
+                info.insert("scalar".into(), json!(1));
+            }
+            info.insert("storage".into(), json!(storage));
+            hidden.push(("_nczarr_array", Value::Object(info)));
         }
-        z.insert("_nczarr_array".into(), info.clone());
-        z.insert("_NCZARR_ARRAY".into(), info);
     }
     out.push((key.child(".zarray")?, Value::Object(z)));
     let extra = xarray_dims(ds, gid, v).map(|d| vec![("_ARRAY_DIMENSIONS".to_string(), json!(d))]).unwrap_or_default();
-    out.push((key.child(".zattrs")?, Value::Object(attrs_object(ds, &v.atts, extra, false))));
+    out.push((key.child(".zattrs")?, Value::Object(attrs_object(ds, &v.atts, extra, false, hidden))));
     Ok(())
 }
 
@@ -382,6 +452,13 @@ fn as_str_list(v: &Value, what: &str) -> NcResult<Vec<String>> {
         .collect()
 }
 
+/// An NCZarr key of a group or array, looked up as netCDF-C 4.9.3+ does:
+/// in `.zattrs` first, then in `.zgroup`/`.zarray` (with 4.9.0's
+/// uppercase spelling as the last resort).
+fn nczarr_key(zattrs: &Map<String, Value>, obj: &Map<String, Value>, key: &str) -> Option<Value> {
+    zattrs.get(key).or_else(|| get_either(obj, key)).cloned()
+}
+
 /// Attribute types from `_nczarr_attr` (or its 4.9.0 / v1 spellings).
 fn attr_types(zattrs: &Map<String, Value>, v1: Option<&Value>) -> HashMap<String, String> {
     let src = get_either(zattrs, "_nczarr_attr").or(v1);
@@ -498,12 +575,13 @@ pub fn read_dataset(
         Layout::PureZarr
     } else if v1 {
         Layout::V1
+    } else if zattrs.as_ref().is_some_and(|a| a.contains_key("_nczarr_superblock") || a.contains_key("_nczarr_group")) {
+        // first, as netCDF-C 4.9.3+ does
+        Layout::V2InAttrs
     } else if zgroup.as_ref().is_some_and(|g| g.contains_key("_nczarr_superblock") || g.contains_key("_nczarr_group")) {
         Layout::V2
     } else if zgroup.as_ref().is_some_and(|g| g.contains_key("_NCZARR_SUPERBLOCK") || g.contains_key("_NCZARR_GROUP")) {
         Layout::V2Upper
-    } else if zattrs.as_ref().is_some_and(|a| a.contains_key("_nczarr_superblock") || a.contains_key("_nczarr_group")) {
-        Layout::V2InAttrs
     } else {
         Layout::PureZarr
     };
@@ -564,8 +642,7 @@ fn read_group(r: &mut Reader, ds: &mut Dataset, gid: usize, pending: &mut Vec<Pe
     };
     let info: Option<Value> = match r.layout {
         Layout::V1 => r.get(&gkey.child(".nczgroup")?)?,
-        Layout::V2 | Layout::V2Upper => get_either(&zgroup, "_nczarr_group").cloned(),
-        Layout::V2InAttrs => zattrs.get("_nczarr_group").cloned(),
+        Layout::V2 | Layout::V2Upper | Layout::V2InAttrs => nczarr_key(&zattrs, &zgroup, "_nczarr_group"),
         Layout::PureZarr => None,
     };
     let (atts, provenance) = read_atts(r, &zattrs, v1attr.as_ref(), None)?;
@@ -696,8 +773,7 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
     };
     let info = match r.layout {
         Layout::V1 => v1info,
-        Layout::V2 | Layout::V2Upper => get_either(&z, "_nczarr_array").cloned(),
-        Layout::V2InAttrs => zattrs.get("_nczarr_array").cloned(),
+        Layout::V2 | Layout::V2Upper | Layout::V2InAttrs => nczarr_key(&zattrs, &z, "_nczarr_array"),
         Layout::PureZarr => None,
     };
     let mut storage = NC_CHUNKED;
@@ -789,7 +865,12 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
         storage,
         no_fill,
         zarray_fill,
-        endian: dtype.endian,
+        // `|i1`/`|u1`: no byte order (netCDF-C reports NC_ENDIAN_NATIVE)
+        endian: if dtype_s.starts_with('|') && matches!(dtype.nctype, NC_BYTE | NC_UBYTE) {
+            NC_ENDIAN_NATIVE
+        } else {
+            dtype.endian
+        },
         atts,
         dim_separator,
         order_f,

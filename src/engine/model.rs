@@ -24,8 +24,9 @@ pub enum Layout {
     /// netCDF-C 4.9.0: uppercase `_NCZARR_*` keys, `<U1` chars.
     V2Upper,
     /// The spec (netCDF-C 4.9.1/4.9.2): lowercase keys in `.zgroup`/`.zarray`.
+    /// Written with `mode=...,oldkeys`.
     V2,
-    /// netCDF-C 4.9.3+/4.10: NCZarr keys in `.zattrs`.
+    /// netCDF-C 4.9.3+/4.10: NCZarr keys in `.zattrs`. Written by default.
     V2InAttrs,
     /// No NCZarr metadata at all.
     PureZarr,
@@ -57,7 +58,8 @@ pub struct Var {
     pub no_fill: bool,
     /// The fill value from `.zarray` when no `_FillValue` attribute exists.
     pub zarray_fill: Option<Values>,
-    /// `NC_ENDIAN_LITTLE` or `NC_ENDIAN_BIG` (native resolved).
+    /// `NC_ENDIAN_LITTLE` or `NC_ENDIAN_BIG` (native resolved), or
+    /// `NC_ENDIAN_NATIVE` for a one-byte type read as `|i1`/`|u1`.
     pub endian: i32,
     pub atts: Vec<Att>,
     pub dim_separator: char,
@@ -154,7 +156,7 @@ impl Dataset {
             }],
             dims: vec![],
             provenance: if pure_zarr { None } else { Some(provenance()) },
-            layout: if pure_zarr { Layout::PureZarr } else { Layout::V2 },
+            layout: if pure_zarr { Layout::PureZarr } else { Layout::V2InAttrs },
             consolidated: false,
             written: HashMap::new(),
         }
@@ -469,7 +471,9 @@ impl Dataset {
     }
 
     pub fn def_var_endian(&mut self, gid: usize, varid: i32, endian: i32) -> NcResult<()> {
-        self.var(gid, varid)?;
+        if matches!(self.var(gid, varid)?.nctype, NC_CHAR | NC_STRING) {
+            return Err(NcError::with(NC_EINVAL, "character data has no byte order"));
+        }
         self.check_writable()?;
         self.check_var_not_persisted(gid, varid)?;
         let e = match endian {
@@ -479,6 +483,14 @@ impl Dataset {
         };
         self.var_mut(gid, varid)?.endian = e;
         Ok(())
+    }
+
+    /// `nc_inq_var_endian`, as netCDF-C answers it: `NC_ENDIAN_NATIVE` for
+    /// char and string variables, and for one-byte numbers stored with
+    /// `|` (`|i1`, `|u1`); else the byte order of the dtype.
+    pub fn inq_var_endian(&self, gid: usize, varid: i32) -> NcResult<i32> {
+        let v = self.var(gid, varid)?;
+        Ok(if matches!(v.nctype, NC_CHAR | NC_STRING) { NC_ENDIAN_NATIVE } else { v.endian })
     }
 
     pub fn def_var_fill(&mut self, gid: usize, varid: i32, no_fill: bool, value: Option<Values>) -> NcResult<()> {

@@ -255,7 +255,8 @@ pub unsafe extern "C" fn nc_inq_var_fill(
     guard("nc_inq_var_fill", || {
         not_global(varid)?;
         let (nf, value) = read(ncid, |ds, gid| ds.inq_var_fill(gid, varid))?;
-        if !fill_valuep.is_null() {
+        // netCDF-C leaves the buffer alone for a NOFILL variable
+        if !fill_valuep.is_null() && !nf {
             to_mem(&value, fill_valuep)?;
         }
         out(no_fill, nf as c_int);
@@ -279,7 +280,7 @@ pub unsafe extern "C" fn nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *
     by_ncid!(ncid => nc_inq_var_endian(ncid, varid, endianp));
     guard("nc_inq_var_endian", || {
         not_global(varid)?;
-        let e = read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.endian))?;
+        let e = read(ncid, |ds, gid| ds.inq_var_endian(gid, varid))?;
         out(endianp, e);
         Ok(())
     })

@@ -4,7 +4,7 @@
  *
  *   group <full name>
  *   dim <name> <len> [unlimited]
- *   var <name> <type> (<dim>,<dim>) [chunks=<c>,<c>] [fill=<value>|nofill]
+ *   var <name> <type> (<dim>,<dim>) [chunks=<c>,<c>] [fill=<value>|nofill] endian=<n>
  *   att <owner> <name> <type> <values>
  *   data <var> n=<count> fill=<elements equal to the fill value> <values>
  *   strided <var> <values of every other element along each dimension>
@@ -215,7 +215,7 @@ static void walk_group(int ncid) {
     for (i = 0; i < nvars; i++) {
         char name[NC_MAX_NAME + 1];
         nc_type t;
-        int vdims[NC_MAX_VAR_DIMS], vndims, vnatts, storage, nofill;
+        int vdims[NC_MAX_VAR_DIMS], vndims, vnatts, storage, nofill, endian;
         size_t chunks[NC_MAX_VAR_DIMS];
         unsigned char fill[64];
         TRY(nc_inq_var(ncid, i, name, &t, &vndims, vdims, &vnatts));
@@ -230,10 +230,13 @@ static void walk_group(int ncid) {
             printf(" chunks=");
             for (j = 0; j < vndims; j++) printf("%s%lu", j ? "," : "", (unsigned long)chunks[j]);
         }
+        memset(fill, 0xA5, sizeof fill);
         if (t != NC_STRING && t != NC_CHAR && nc_inq_var_fill(ncid, i, &nofill, fill) == NC_NOERR) {
-            if (nofill) printf(" nofill");
+            /* netCDF-C leaves the buffer of a NOFILL variable alone */
+            if (nofill) printf(" nofill%s", fill[0] == 0xA5 ? "" : " (fill buffer written)");
             else { printf(" fill="); print_values(t, 1, fill); }
         }
+        if (nc_inq_var_endian(ncid, i, &endian) == NC_NOERR) printf(" endian=%d", endian);
         printf("\n");
         walk_atts(ncid, i, name, vnatts);
         if (with_data) walk_data(ncid, i, name, t, vndims, vdims);

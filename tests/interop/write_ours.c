@@ -4,8 +4,15 @@
  *
  * DIR/ours_full.zarr      every atomic type, groups, scalar, char/string vars
  * DIR/ours_portable.zarr  what netCDF-C 4.9.0 can read (no scalar, no char var)
+ * DIR/ours_oldkeys.zarr   the portable content in netCDF-C 4.9.2's layout (mode=oldkeys)
  * DIR/ours_zarr.zarr      the portable content in pure Zarr (mode=zarr)
- * DIR/ours_zip.zip        the portable content in a zip archive (mode=zip) */
+ * DIR/ours_zip.zip        the portable content in a zip archive (mode=zip)
+ *
+ *   write_ours DIR KIND MODE
+ *
+ * writes one dataset of the writer x reader matrix (tests/interop/matrix.py)
+ * to DIR with fragment #mode=MODE: KIND is fixed, unlimited, scalar, string
+ * or grouped; every dataset has a title attribute. */
 #include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +76,15 @@ static void common(int nc, int full) {
         E(nc_put_att_text(nc, v, "units", 1, "s"));
         E(nc_def_var(nc, "c", NC_CHAR, 1, &y, &v));
         E(nc_def_var(nc, "str", NC_STRING, 1, &x, &v));
+        {   /* a string variable with a fill value and a chunk never written */
+            const char *na[1] = {"N/A"};
+            size_t ch[1] = {2};
+            E(nc_def_var(nc, "sfill", NC_STRING, 1, &x, &v));
+            E(nc_def_var_chunking(nc, v, NC_CHUNKED, ch));
+            E(nc_def_var_fill(nc, v, 0, na));
+        }
+        E(nc_put_att_text(nc, NC_GLOBAL, "json_spaced", 13, "{\"a\": [1, 2]}"));
+        E(nc_put_att_text(nc, NC_GLOBAL, "json_canonical", 12, "{\"a\": [1,2]}"));
         d2[0] = x; d2[1] = y;
         E(nc_def_var(nc, "big", NC_FLOAT, 2, d2, &v));
         E(nc_def_var_endian(nc, v, NC_ENDIAN_BIG));
@@ -139,6 +155,11 @@ static void data(int nc, int full) {
         E(nc_put_var_text(nc, v, "abc"));
         E(nc_inq_varid(nc, "str", &v));
         E(nc_put_var_string(nc, v, strs));
+        {
+            size_t st[1] = {2}, ct[1] = {2};
+            E(nc_inq_varid(nc, "sfill", &v));
+            E(nc_put_vara_string(nc, v, st, ct, strs + 2)); /* chunk 0 stays missing */
+        }
         E(nc_inq_varid(nc, "big", &v));
         E(nc_put_var_float(nc, v, big));
         E(nc_inq_varid(nc, "zipped", &v));
@@ -151,9 +172,53 @@ static void data(int nc, int full) {
     }
 }
 
+/* One dataset of the matrix: the same content matrix.py writes with the
+ * netCDF4 wheel and ncgen. */
+static int matrix(const char *dir, const char *kind, const char *mode) {
+    char path[4096];
+    int nc, x, t, v, d2[2], g, z;
+    snprintf(path, sizeof path, "file://%s#mode=%s", dir, mode);
+    E(nc_create(path, NC_CLOBBER | NC_NETCDF4, &nc));
+    E(nc_put_att_text(nc, NC_GLOBAL, "title", strlen(kind), kind));
+    E(nc_def_dim(nc, "x", 3, &x));
+    if (strcmp(kind, "fixed") == 0) {
+        int vals[3] = {1, 2, 3};
+        E(nc_def_var(nc, "v", NC_INT, 1, &x, &v));
+        E(nc_put_var_int(nc, v, vals));
+    } else if (strcmp(kind, "unlimited") == 0) {
+        int vals[6] = {1, 2, 3, 4, 5, 6};
+        size_t start[2] = {0, 0}, count[2] = {2, 3};
+        E(nc_def_dim(nc, "t", NC_UNLIMITED, &t));
+        d2[0] = t; d2[1] = x;
+        E(nc_def_var(nc, "v", NC_INT, 2, d2, &v));
+        E(nc_put_vara_int(nc, v, start, count, vals));
+    } else if (strcmp(kind, "scalar") == 0) {
+        int val = 17;
+        E(nc_def_var(nc, "v", NC_INT, 0, NULL, &v));
+        E(nc_put_var_int(nc, v, &val));
+    } else if (strcmp(kind, "string") == 0) {
+        const char *vals[3] = {"ab", "", "cde"};
+        E(nc_def_var(nc, "v", NC_STRING, 1, &x, &v));
+        E(nc_put_var_string(nc, v, vals));
+    } else if (strcmp(kind, "grouped") == 0) {
+        short vals[6] = {1, 2, 3, 4, 5, 6};
+        E(nc_def_grp(nc, "g", &g));
+        E(nc_def_dim(g, "z", 2, &z));
+        d2[0] = z; d2[1] = x;
+        E(nc_def_var(g, "v", NC_SHORT, 2, d2, &v));
+        E(nc_put_var_short(g, v, vals));
+    } else {
+        fprintf(stderr, "write_ours: unknown kind %s\n", kind);
+        return 2;
+    }
+    E(nc_close(nc));
+    return 0;
+}
+
 int main(int argc, char **argv) {
     char path[4096];
     int nc;
+    if (argc == 4) return matrix(argv[1], argv[2], argv[3]);
     if (argc != 2) { fprintf(stderr, "usage: write_ours DIR\n"); return 2; }
     snprintf(path, sizeof path, "file://%s/ours_full.zarr#mode=nczarr,file", argv[1]);
     E(nc_create(path, NC_CLOBBER | NC_NETCDF4, &nc));
@@ -161,6 +226,11 @@ int main(int argc, char **argv) {
     data(nc, 1);
     E(nc_close(nc));
     snprintf(path, sizeof path, "file://%s/ours_portable.zarr#mode=nczarr,file", argv[1]);
+    E(nc_create(path, NC_CLOBBER | NC_NETCDF4, &nc));
+    common(nc, 0);
+    data(nc, 0);
+    E(nc_close(nc));
+    snprintf(path, sizeof path, "file://%s/ours_oldkeys.zarr#mode=nczarr,file,oldkeys", argv[1]);
     E(nc_create(path, NC_CLOBBER | NC_NETCDF4, &nc));
     common(nc, 0);
     data(nc, 0);
@@ -175,6 +245,6 @@ int main(int argc, char **argv) {
     common(nc, 0);
     data(nc, 0);
     E(nc_close(nc));
-    printf("write_ours: wrote 4 datasets in %s\n", argv[1]);
+    printf("write_ours: wrote 5 datasets in %s\n", argv[1]);
     return 0;
 }

@@ -1,0 +1,193 @@
+//! Behaviours where nczarr-rs follows netCDF-C exactly (issue 11, items
+//! 1-6), through the C API. The interop harness compares the same cases with
+//! the real netCDF-C where it can read them (docs/COMPATIBILITY.md).
+
+use nczarr_rs::engine::consts::*;
+use nczarr_rs::engine::error::*;
+use nczarr_rs::ffi::atts::*;
+use nczarr_rs::ffi::data::*;
+use nczarr_rs::ffi::files::*;
+use nczarr_rs::ffi::vars::*;
+use nczarr_rs::map::{Driver, StoreKey};
+use std::ffi::{CStr, CString};
+use std::os::raw::{c_char, c_int};
+
+fn url(name: &str) -> CString {
+    CString::new(format!("mem://parity/{name}")).unwrap()
+}
+
+fn object(name: &str, key: &str) -> String {
+    let s = Driver::Memory.open(&format!("mem://parity/{name}"), false).unwrap();
+    String::from_utf8(s.get(&StoreKey::parse(key).unwrap()).unwrap().unwrap()).unwrap()
+}
+
+fn new_store(name: &str, objects: &[(&str, &str)]) {
+    let s = Driver::Memory.create(&format!("mem://parity/{name}"), true).unwrap();
+    for (key, text) in objects {
+        s.set(&StoreKey::parse(key).unwrap(), text.as_bytes()).unwrap();
+    }
+}
+
+/// A new dataset `name` with a dimension x of length `len` and one
+/// variable `v` of type `t` over it: (ncid, x, varid).
+unsafe fn dataset_with_var(name: &str, len: usize, t: i32) -> (c_int, c_int, c_int) {
+    let (mut nc, mut x, mut v) = (0, 0, 0);
+    assert_eq!(nc_create(url(name).as_ptr(), NC_CLOBBER, &mut nc), 0);
+    assert_eq!(nc_def_dim(nc, c"x".as_ptr(), len, &mut x), 0);
+    assert_eq!(nc_def_var(nc, c"v".as_ptr(), t, 1, &x, &mut v), 0);
+    (nc, x, v)
+}
+
+/// Item 1: a NOFILL variable leaves the caller's fill buffer alone.
+#[test]
+fn inq_var_fill_leaves_the_buffer_of_a_nofill_variable() {
+    unsafe {
+        let (nc, _, v) = dataset_with_var("nofill", 2, NC_INT);
+        assert_eq!(nc_def_var_fill(nc, v, 1, std::ptr::null()), 0);
+        let (mut no_fill, mut fill) = (-1, 12345);
+        assert_eq!(nc_inq_var_fill(nc, v, &mut no_fill, &mut fill as *mut c_int as *mut _), 0);
+        assert_eq!((no_fill, fill), (1, 12345));
+        assert_eq!(nc_def_var_fill(nc, v, 0, std::ptr::null()), 0);
+        assert_eq!(nc_inq_var_fill(nc, v, &mut no_fill, &mut fill as *mut c_int as *mut _), 0);
+        assert_eq!((no_fill, fill), (0, NC_FILL_INT));
+        assert_eq!(nc_close(nc), 0);
+    }
+}
+
+/// Item 2: char and string variables, and `|i1`/`|u1`, have no byte order.
+#[test]
+fn endianness_of_one_byte_and_string_types() {
+    unsafe {
+        let (mut nc, x, c) = dataset_with_var("endian", 2, NC_CHAR);
+        let (mut s, mut b, mut i) = (0, 0, 0);
+        assert_eq!(nc_def_var(nc, c"s".as_ptr(), NC_STRING, 1, &x, &mut s), 0);
+        assert_eq!(nc_def_var(nc, c"b".as_ptr(), NC_BYTE, 1, &x, &mut b), 0);
+        assert_eq!(nc_def_var(nc, c"i".as_ptr(), NC_INT, 1, &x, &mut i), 0);
+        assert_eq!(nc_def_var_endian(nc, c, NC_ENDIAN_BIG), NC_EINVAL);
+        assert_eq!(nc_def_var_endian(nc, s, NC_ENDIAN_LITTLE), NC_EINVAL);
+        assert_eq!(nc_def_var_endian(nc, i, NC_ENDIAN_BIG), 0);
+        let mut e = -1;
+        for (var, want) in [(c, NC_ENDIAN_NATIVE), (s, NC_ENDIAN_NATIVE), (i, NC_ENDIAN_BIG)] {
+            assert_eq!(nc_inq_var_endian(nc, var, &mut e), 0);
+            assert_eq!(e, want, "var {var}");
+        }
+        assert_eq!(nc_close(nc), 0);
+        assert!(object("endian", "b/.zarray").contains(r#""dtype": "|i1""#));
+        assert_eq!(nc_open(url("endian").as_ptr(), NC_NOWRITE, &mut nc), 0);
+        for (var, want) in [(c, NC_ENDIAN_NATIVE), (s, NC_ENDIAN_NATIVE), (b, NC_ENDIAN_NATIVE), (i, NC_ENDIAN_BIG)] {
+            assert_eq!(nc_inq_var_endian(nc, var, &mut e), 0);
+            assert_eq!(e, want, "var {var} after reopening");
+        }
+        assert_eq!(nc_close(nc), 0);
+    }
+}
+
+/// Item 3: a missing chunk of a string variable reads as its _FillValue.
+#[test]
+fn missing_string_chunk_reads_the_fill_value() {
+    unsafe {
+        let (mut nc, _, v) = dataset_with_var("strfill", 4, NC_STRING);
+        let chunk = [2usize];
+        assert_eq!(nc_def_var_chunking(nc, v, NC_CHUNKED, chunk.as_ptr()), 0);
+        let fill = [c"N/A".as_ptr()];
+        assert_eq!(nc_def_var_fill(nc, v, 0, fill.as_ptr() as *const _), 0);
+        let (start, count, two) = ([2usize], [2usize], [c"a".as_ptr(), c"b".as_ptr()]);
+        assert_eq!(nc_put_vara_string(nc, v, start.as_ptr(), count.as_ptr(), two.as_ptr() as *mut _), 0);
+        assert_eq!(nc_close(nc), 0);
+        assert_eq!(nc_open(url("strfill").as_ptr(), NC_NOWRITE, &mut nc), 0);
+        let mut out: [*mut c_char; 4] = [std::ptr::null_mut(); 4];
+        assert_eq!(nc_get_var_string(nc, v, out.as_mut_ptr()), 0);
+        let got: Vec<String> = out.iter().map(|p| CStr::from_ptr(*p).to_string_lossy().into_owned()).collect();
+        assert_eq!(got, ["N/A", "N/A", "a", "b"]);
+        assert_eq!(nc_free_string(4, out.as_mut_ptr()), 0);
+        assert_eq!(nc_close(nc), 0);
+    }
+}
+
+/// Item 4: a scalar is a 0-d array in pure Zarr, written and read.
+#[test]
+fn pure_zarr_scalars_are_zero_dimensional() {
+    unsafe {
+        let (mut nc, mut v) = (0, 0);
+        let path = CString::new("mem://parity/scalar0d#mode=zarr").unwrap();
+        assert_eq!(nc_create(path.as_ptr(), NC_CLOBBER, &mut nc), 0);
+        assert_eq!(nc_def_var(nc, c"v".as_ptr(), NC_INT, 0, std::ptr::null(), &mut v), 0);
+        assert_eq!(nc_put_var_int(nc, v, &17), 0);
+        assert_eq!(nc_close(nc), 0);
+        let z = object("scalar0d", "v/.zarray");
+        assert!(z.contains(r#""shape": [], "dtype": "<i4", "chunks": []"#), "{z}");
+        assert_eq!(object("scalar0d", "v/.zattrs"), r#"{"_ARRAY_DIMENSIONS": []}"#);
+        assert_eq!(nc_open(path.as_ptr(), NC_NOWRITE, &mut nc), 0);
+        let (mut ndims, mut val) = (-1, 0);
+        assert_eq!(nc_inq_varndims(nc, v, &mut ndims), 0);
+        assert_eq!(nc_get_var_int(nc, v, &mut val), 0);
+        assert_eq!((ndims, val), (0, 17));
+        assert_eq!(nc_close(nc), 0);
+    }
+}
+
+/// Items 5 and 6: bare NaN/Infinity in pure Zarr are doubles; dictionaries
+/// and lists read as their JSON text; JSON-valued char attributes
+/// round-trip byte for byte.
+#[test]
+fn json_attributes() {
+    unsafe {
+        let mut nc = 0;
+        assert_eq!(nc_create(url("jsonatts").as_ptr(), NC_CLOBBER, &mut nc), 0);
+        for (name, text) in [("spaced", r#"{"a": [1, 2]}"#), ("canonical", r#"{"a": [1,2]}"#), ("plain", "[not json")] {
+            let n = CString::new(name).unwrap();
+            assert_eq!(nc_put_att_text(nc, NC_GLOBAL, n.as_ptr(), text.len(), text.as_ptr() as *const c_char), 0);
+        }
+        assert_eq!(nc_close(nc), 0);
+        let root = object("jsonatts", ".zattrs");
+        assert!(root.contains(r#""spaced": "{\"a\": [1, 2]}""#), "{root}");
+        assert!(root.contains(r#""canonical": {"a": [1,2]}"#), "{root}");
+        assert_eq!(nc_open(url("jsonatts").as_ptr(), NC_NOWRITE, &mut nc), 0);
+        for (name, text) in [("spaced", r#"{"a": [1, 2]}"#), ("canonical", r#"{"a": [1,2]}"#)] {
+            let n = CString::new(name).unwrap();
+            let mut buf = vec![0u8; text.len()];
+            assert_eq!(nc_get_att_text(nc, NC_GLOBAL, n.as_ptr(), buf.as_mut_ptr() as *mut c_char), 0);
+            assert_eq!(String::from_utf8(buf).unwrap(), text);
+        }
+        assert_eq!(nc_close(nc), 0);
+
+        // pure Zarr, as zarr-python and xarray write attributes
+        new_store(
+            "purezarr",
+            &[
+                (".zgroup", r#"{"zarr_format": 2}"#),
+                (
+                    ".zattrs",
+                    r#"{"nan": NaN, "inf": -Infinity, "vals": [1.5, NaN], "quoted": "NaN", "d": {"k": [1, 2]}, "tags": ["a", "b"]}"#,
+                ),
+            ],
+        );
+        assert_eq!(nc_open(url("purezarr").as_ptr(), NC_NOWRITE, &mut nc), 0);
+        let att = |name: &str| {
+            let n = CString::new(name).unwrap();
+            let (mut t, mut len) = (0, 0);
+            assert_eq!(nc_inq_att(nc, NC_GLOBAL, n.as_ptr(), &mut t, &mut len), 0, "{name}");
+            (t, len)
+        };
+        assert_eq!(att("nan"), (NC_DOUBLE, 1));
+        assert_eq!(att("inf"), (NC_DOUBLE, 1));
+        assert_eq!(att("vals"), (NC_DOUBLE, 2));
+        assert_eq!(att("quoted"), (NC_CHAR, 3));
+        let text = |name: &str| {
+            let (_, len) = att(name);
+            let n = CString::new(name).unwrap();
+            let mut buf = vec![0u8; len];
+            assert_eq!(nc_get_att_text(nc, NC_GLOBAL, n.as_ptr(), buf.as_mut_ptr() as *mut c_char), 0);
+            String::from_utf8(buf).unwrap()
+        };
+        assert_eq!(att("d").0, NC_CHAR);
+        assert_eq!(text("d"), r#"{"k": [1,2]}"#);
+        assert_eq!(att("tags").0, NC_CHAR);
+        assert_eq!(text("tags"), r#"["a","b"]"#);
+        let mut d = [0f64; 2];
+        let n = CString::new("vals").unwrap();
+        assert_eq!(nc_get_att_double(nc, NC_GLOBAL, n.as_ptr(), d.as_mut_ptr()), 0);
+        assert!(d[0] == 1.5 && d[1].is_nan());
+        assert_eq!(nc_close(nc), 0);
+    }
+}
