@@ -99,19 +99,37 @@ run "nccopy store -> .nc" pre nccopy "$(url cp.zarr)" back.nc
 ncdump nc4.nc | sed 1d > a.txt
 ncdump back.nc | sed 1d > b.txt
 same "nccopy .nc -> store -> .nc keeps everything" a.txt b.txt
-run "nccopy -d 5 -s -c .nc -> store" pre nccopy -d 5 -s -c time/1,lat/2,lon/2 nc4.nc "$(url cpz.zarr)"
+# Compressed: fixed.nc has no string variable, because Debian's 4.9.0
+# refuses deflate on NC_STRING in a .nc file (NC_EFILTER, with or without
+# us), so a deflated string could not be copied back; 4.10.1 accepts it, as
+# NCZarr and we do.
+run "nccopy -d 5 -s -c .nc -> store" pre nccopy -d 5 -s -c time/1,lat/2,lon/2 fixed.nc "$(url cpz.zarr)"
+nccopy -d 5 -s -c time/1,lat/2,lon/2 fixed.nc "$(url cpz_deb.zarr)" > /dev/null 2>&1
+# (Debian's NCZarr is built without filters: it is the reference for the
+# chunking only.)
+ncdump -s "$(url cpz_deb.zarr)" | grep -e '_ChunkSizes = ' > a.txt
 pre ncdump -s cpz.zarr > cpz.txt
-if grep -q 'temp:_DeflateLevel = 5' cpz.txt && grep -q 'temp:_Shuffle = "true"' cpz.txt && grep -q 'temp:_ChunkSizes = 1, 2, 2' cpz.txt; then
-    ok "nccopy -d/-s/-c settings reach the store"
+grep -e '_ChunkSizes = ' cpz.txt > b.txt
+same "nccopy -c chunking in the store = Debian's nccopy into its own NCZarr" a.txt b.txt
+if [ "$(grep -c '_DeflateLevel = 5' cpz.txt)" = 5 ] && [ "$(grep -c '_Shuffle = "true"' cpz.txt)" = 5 ]; then
+    ok "nccopy -d 5 -s deflates and shuffles every variable of the store"
 else
-    bad "nccopy -d/-s/-c settings: $(grep temp: cpz.txt)"
+    bad "nccopy -d/-s: $(grep -e _Deflate -e _Shuffle cpz.txt)"
 fi
 run "nccopy compressed store -> .nc" pre nccopy "$(url cpz.zarr)" backz.nc
+ncdump fixed.nc | sed 1d > a.txt
 ncdump backz.nc | sed 1d > b.txt
 same "nccopy compressed round trip keeps the data" a.txt b.txt
-run "nccopy -k nc4 store -> store" pre nccopy -k nc4 "$(url cpz.zarr)" "$(url cpz2.zarr)"
-pre ncdump cpz2.zarr | sed 1d > b.txt
+ncdump nc4.nc | sed 1d > a.txt
+run "nccopy -k nc4 store -> store" pre nccopy -k nc4 "$(url cp.zarr)" "$(url cp2.zarr)"
+pre ncdump cp2.zarr | sed 1d > b.txt
 same "nccopy store -> store keeps the data" a.txt b.txt
+run "nccopy -k nc4 compressed store -> store" pre nccopy -k nc4 "$(url cpz.zarr)" "$(url cpz2.zarr)"
+pre ncdump -s cpz2.zarr | sed 1d > b1.txt
+if grep -q 'temp:_DeflateLevel = 5' b1.txt; then ok "compression kept store -> store"; else bad "compression lost store -> store"; fi
+ncdump fixed.nc | sed 1d > a1.txt
+pre ncdump cpz2.zarr | sed 1d > b1.txt
+same "nccopy compressed store -> store keeps the data" a1.txt b1.txt
 run "nccopy classic .nc -> store" pre nccopy -k nc4 classic.nc "$(url classic.zarr)"
 ncdump classic.nc | sed 1d > a.txt
 pre ncdump classic.zarr | sed 1d > b.txt
