@@ -13,6 +13,7 @@ FALLBACKS = {
     "nc_inq_libvers": 'CHECK(strcmp({call}, "unknown") == 0);',
     "nczmap_features": "CHECK({call} == NCZM_UNIMPLEMENTED);",
     "nczarr_rs_udf_dispatch": "CHECK({call} == NULL);",
+    "nc_rc_get": "CHECK({call} == NULL);",
 }
 # nc_advise is C (src/ffi/advise.c); its guarded body, nczarr_rs_advise, is
 # covered. nc_create_par/nc_open_par are declared only with <mpi.h>; their
