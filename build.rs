@@ -28,6 +28,7 @@ fn main() {
         std::fs::write(crate_dir.join("include/nczarr_rs.h"), &header).expect("include/ is writable");
     }
     println!("cargo:include={}", crate_dir.join("include").display());
+    build_advise_shim(&out_dir);
     // A versioned SONAME, so that the installed library can follow the usual
     // libX.so -> libX.so.0 -> libX.so.0.1.0 layout.
     if env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
@@ -36,6 +37,25 @@ fn main() {
         // when a process also loads netCDF-C's libnetcdf (which exports the
         // same nc_* names): needed when netCDF-C dispatches to us as a UDF.
         println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic");
+    }
+}
+
+/// `nc_advise` is variadic, which stable Rust cannot define: it is a few
+/// lines of C (src/ffi/advise.c) that format the message for the Rust
+/// `nczarr_rs_advise`. rustc's version script hides the C symbols of a
+/// cdylib, so a second one exports `nc_advise` (as `nc_advise@@NCZARR_RS_0`;
+/// unversioned references bind to it).
+fn build_advise_shim(out_dir: &std::path::Path) {
+    println!("cargo:rerun-if-changed=src/ffi/advise.c");
+    cc::Build::new()
+        .file("src/ffi/advise.c")
+        .warnings(true)
+        .link_lib_modifier("+whole-archive")
+        .compile("nczarr_rs_advise");
+    if env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+        let script = out_dir.join("nczarr_rs_advise.map");
+        std::fs::write(&script, "NCZARR_RS_0 { global: nc_advise; };\n").expect("OUT_DIR is writable");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", script.display());
     }
 }
 

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
 /* ---- netCDF fill values and ranges, exactly as netCDF-C defines them ---- */
 #define NC_FILL_BYTE    ((signed char)-127)
 #define NC_FILL_CHAR    ((char)0)
@@ -48,6 +49,81 @@
 #define NC_FillValue "_FillValue"
 #define NC_ALIGN_CHUNK ((size_t)(-1))
 #define NC_ISSYSERR(err) ((err) > 0)
+
+/* ---- the rest of netCDF-C's netcdf.h (macros and types) ---- */
+#ifndef _NETCDF_
+#define _NETCDF_
+#endif
+#define MSC_EXTRA
+#define EXTERNL MSC_EXTRA extern
+#define NC_UDF2          0x10000
+#define NC_UDF3          0x80000
+#define NC_UDF4          0x100000
+#define NC_UDF5          0x200000
+#define NC_UDF6          0x400000
+#define NC_UDF7          0x800000
+#define NC_UDF8          0x1000000
+#define NC_UDF9          0x2000000
+#define NC_MAX_UDF_FORMATS 10
+#define NC_FORMATX_UDF2      (11)
+#define NC_FORMATX_UDF3      (12)
+#define NC_FORMATX_UDF4      (13)
+#define NC_FORMATX_UDF5      (14)
+#define NC_FORMATX_UDF6      (15)
+#define NC_FORMATX_UDF7      (16)
+#define NC_FORMATX_UDF8      (17)
+#define NC_FORMATX_UDF9      (18)
+#define NC_QUANTIZE_BITGROOM_ATT_NAME "_QuantizeBitGroomNumberOfSignificantDigits"
+#define NC_QUANTIZE_GRANULARBR_ATT_NAME "_QuantizeGranularBitRoundNumberOfSignificantDigits"
+#define NC_QUANTIZE_BITROUND_ATT_NAME "_QuantizeBitRoundNumberOfSignificantBits"
+#define DIM_WITHOUT_VARIABLE "This is a netCDF dimension but not a netCDF variable."
+#define NC_HAVE_NEW_CHUNKING_API 1
+#define NC_COMPOUND_OFFSET(S,M)    (offsetof(S,M))
+#define NC_UNDEFINED_ENUM_IDENT "_UNDEFINED"
+#define NC_TURN_OFF_LOGGING (-1)
+#define FILL_BYTE       NC_FILL_BYTE
+#define FILL_CHAR       NC_FILL_CHAR
+#define FILL_SHORT      NC_FILL_SHORT
+#define FILL_LONG       NC_FILL_INT
+#define FILL_FLOAT      NC_FILL_FLOAT
+#define FILL_DOUBLE     NC_FILL_DOUBLE
+#define MAX_NC_DIMS     NC_MAX_DIMS
+#define MAX_NC_ATTRS    NC_MAX_ATTRS
+#define MAX_NC_VARS     NC_MAX_VARS
+#define MAX_NC_NAME     NC_MAX_NAME
+#define MAX_VAR_DIMS    NC_MAX_VAR_DIMS
+#ifndef NC_HAVE_RENAME_GRP
+#define NC_HAVE_RENAME_GRP
+#endif
+#ifndef NC_HAVE_INQ_FORMAT_EXTENDED
+#define NC_HAVE_INQ_FORMAT_EXTENDED
+#endif
+#define NC_HAVE_META_H
+typedef int nclong;
+
+/* ---- shared with netCDF-C's netcdf_filter.h, token for token ----
+ * Blosc's codes are macros here (as in c-blosc's blosc.h), and
+ * BLOSC_SHUFFLE and BLOSC_BLOSCLZ being defined makes netcdf_filter.h
+ * (ours or netCDF-C's) skip its enums of the same names. */
+#ifndef H5Z_FILTER_SZIP
+#define H5Z_FILTER_SZIP 4
+#define H5_SZIP_ALLOW_K13_OPTION_MASK   1
+#define H5_SZIP_CHIP_OPTION_MASK        2
+#define H5_SZIP_EC_OPTION_MASK          4
+#define H5_SZIP_LSB_OPTION_MASK         8
+#define H5_SZIP_MSB_OPTION_MASK         16
+#define H5_SZIP_NN_OPTION_MASK          32
+#define H5_SZIP_MAX_PIXELS_PER_BLOCK    32
+#define H5_SZIP_RAW_OPTION_MASK         128
+#endif
+#define H5_SZIP_ALL_MASKS (H5_SZIP_CHIP_OPTION_MASK|H5_SZIP_EC_OPTION_MASK|H5_SZIP_NN_OPTION_MASK)
+#define NC_MAX_PIXELS_PER_BLOCK 32
+#define BLOSC_BLOSCLZ 0
+
+/* netcdf_mem.h and netcdf_filter.h define these; the prototypes below
+ * name them by their struct tags. */
+struct NC_memio;
+struct NCPluginList;
 
 /* ---- zmap key syntax ---- */
 #define NCZM_SEP "/"
@@ -248,8 +324,6 @@
 #define H5Z_FILTER_SHUFFLE 2
 
 #define H5Z_FILTER_FLETCHER32 3
-
-#define H5Z_FILTER_SZIP 4
 
 #define H5Z_FILTER_BZIP2 307
 
@@ -2851,6 +2925,142 @@ const char *nc_inq_libvers(void);
 const char *nc_strerror(int ncerr);
 
 /**
+ * The body of `nc_advise` (netCDF-C's V2 API error reporter; the variadic
+ * entry point is `src/ffi/advise.c`, which formats the message): forwarded
+ * to the real libnetcdf, else reported as netCDF-C does with its default
+ * `ncopts` (`NC_VERBOSE | NC_FATAL`): `routine: message[: error text]` on
+ * standard error, then `exit(3)` for any error.
+ *
+ * # Safety
+ * `routine_name` and `message` are NULL or NUL-terminated strings.
+ */
+int nczarr_rs_advise(const char *routine_name, int err, const char *message);
+
+/**
+ * Opens a dataset from a read-only memory image (`NC_WRITE` is
+ * `NC_EINVAL`, as in netCDF-C). Zip stores are this library's; other
+ * images go to the real libnetcdf.
+ *
+ * # Safety
+ * `path` is a NUL-terminated string; `memory` holds `size` bytes; `ncidp`
+ * is NULL or points to an `int`.
+ */
+int nc_open_mem(const char *path, int mode, size_t size, void *memory, int *ncidp);
+
+/**
+ * `nc_open_mem` with an `NC_memio` descriptor; `NC_WRITE` is allowed
+ * (changes come back from `nc_close_memio`).
+ *
+ * # Safety
+ * `path` is a NUL-terminated string; `params` points to an `NC_memio`
+ * whose `memory` holds `size` bytes; `ncidp` points to an `int`.
+ */
+int nc_open_memio(const char *path, int mode, struct NC_memio *params, int *ncidp);
+
+/**
+ * Creates a dataset in memory: for a path that is ours, a zip store whose
+ * archive `nc_close_memio` returns.
+ *
+ * # Safety
+ * `path` is a NUL-terminated string; `ncidp` points to an `int`.
+ */
+int nc_create_mem(const char *path, int mode, size_t initialsize, int *ncidp);
+
+/**
+ * Closes a dataset and returns its memory image in `*info`: the archive
+ * of a zip store created by `nc_create_mem` or opened writable from
+ * memory (from `malloc`: free it), or the caller's own memory for a
+ * read-only image. For a dataset not in memory it is `nc_close`, and
+ * `*info` is left alone (as netCDF-C).
+ *
+ * # Safety
+ * `info` is NULL or points to an `NC_memio`.
+ */
+int nc_close_memio(int ncid, struct NC_memio *info);
+
+/**
+ * `nc_create_par` with Fortran's integer communicator and info.
+ *
+ * # Safety
+ * As netCDF-C's `nc_create_par_fortran`.
+ */
+int nc_create_par_fortran(const char *path, int cmode, int comm, int info, int *ncidp);
+
+/**
+ * `nc_open_par` with Fortran's integer communicator and info.
+ *
+ * # Safety
+ * As netCDF-C's `nc_open_par_fortran`.
+ */
+int nc_open_par_fortran(const char *path, int mode, int comm, int info, int *ncidp);
+
+/**
+ * `NC_INDEPENDENT`/`NC_COLLECTIVE` access: `NC_ENOPAR` without checking
+ * the ncid, as netCDF-C built without parallel I/O.
+ */
+int nc_var_par_access(int ncid, int varid, int par_access);
+
+/**
+ * The value of `key` in the rc table, in a new `malloc`ed string (free it
+ * with `free()`), or NULL when there is none.
+ *
+ * # Safety
+ * `key` is NULL or a NUL-terminated string.
+ */
+char *nc_rc_get(const char *key);
+
+/**
+ * Sets (or replaces) `key=value` in the rc table; a no-op when
+ * `NCRCENV_IGNORE` is set. NULL `key` or `value` is `NC_EINVAL`.
+ *
+ * # Safety
+ * `key` and `value` are NULL or NUL-terminated strings.
+ */
+int nc_rc_set(const char *key, const char *value);
+
+/**
+ * The number of plugin directories.
+ *
+ * # Safety
+ * `ndirsp` is NULL or points to a `size_t`.
+ */
+int nc_plugin_path_ndirs(size_t *ndirsp);
+
+/**
+ * Copies the plugin directories into `dirs` (netCDF-C's contract: when
+ * `dirs->dirs` is NULL the vector is `calloc`ed, else it must hold
+ * `ndirs` pointers; every string is `malloc`ed). NULL `dirs` does nothing.
+ *
+ * # Safety
+ * `dirs` is NULL or points to an `NCPluginList` as described.
+ */
+int nc_plugin_path_get(struct NCPluginList *dirs);
+
+/**
+ * Replaces the plugin directories with `dirs` (NULL is `NC_EINVAL`; no
+ * directories clears the list).
+ *
+ * # Safety
+ * `dirs` is NULL or points to an `NCPluginList` whose `dirs` holds `ndirs`
+ * NULL or NUL-terminated strings.
+ */
+int nc_plugin_path_set(struct NCPluginList *dirs);
+
+/**
+ * HDF5's minimum metadata block size for later creates and opens: kept
+ * and reported, without effect on Zarr (netCDF-C 4.10.1).
+ */
+int nc_set_meta_block_size(size_t size);
+
+/**
+ * The value last set by `nc_set_meta_block_size`, 0 if none.
+ *
+ * # Safety
+ * `sizep` is NULL or points to a `size_t`.
+ */
+int nc_get_meta_block_size(size_t *sizep);
+
+/**
  * # Safety
  * `name` is a NUL-terminated string; `dimidsp` holds `ndims` ids; `varidp`
  * is NULL or points to an `int`.
@@ -3037,6 +3247,28 @@ int nc_def_var_filter(int ncid,
 int nc_inq_filter_avail(int ncid, unsigned int id);
 
 /**
+ * bzip2 at `level` 1-9 (netCDF-C's `netcdf_filter.h`). bzip2 is not
+ * built into this library: `NC_ENOFILTER`, as netCDF-C without the plugin.
+ */
+int nc_def_var_bzip2(int ncid, int varid, int level);
+
+/**
+ * Whether the variable is bzip2-compressed: `NC_ENOFILTER` (bzip2 is not
+ * built in), with `*hasfilterp` and `*levelp` set to 0, as netCDF-C
+ * without the plugin.
+ *
+ * # Safety
+ * Outputs are NULL or point to `int`s.
+ */
+int nc_inq_var_bzip2(int ncid, int varid, int *hasfilterp, int *levelp);
+
+/**
+ * Declared by netCDF-C's `netcdf_filter.h` but defined by no netCDF-C
+ * release: `NC_ENOTBUILT`.
+ */
+int nc_filter_path_query(int id);
+
+/**
  * Zstandard compression at a libzstd level (`NC_EINVAL` outside
  * -131072..=22), stored as the Zarr codec `zstd` (netCDF-C's
  * `netcdf_filter.h`).
@@ -3191,3 +3423,21 @@ NCZM_FEATURES nczmap_features(NCZM_IMPL imp);
 #endif  // __cplusplus
 
 #endif  /* NCZARR_RS_H */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The V2 API's error reporter (variadic, so written in C: src/ffi/advise.c). */
+EXTERNL void nc_advise(const char *cdf_routine_name, int err, const char *fmt,...);
+
+/* netcdf_par.h declares these with MPI's types; here only when <mpi.h>
+ * came first. */
+#ifdef MPI_VERSION
+EXTERNL int nc_create_par(const char *path, int cmode, MPI_Comm comm, MPI_Info info, int *ncidp);
+EXTERNL int nc_open_par(const char *path, int mode, MPI_Comm comm, MPI_Info info, int *ncidp);
+#endif
+
+#ifdef __cplusplus
+}
+#endif

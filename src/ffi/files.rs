@@ -1,6 +1,6 @@
 //! netCDF C API: files, groups, dimensions, types.
 
-use super::args::{c_str, in_slice, non_null, opt_c_str, out, out_name, out_slice};
+use super::args::{c_str, in_slice, opt_c_str, out, out_name, out_slice};
 use super::boundary::guard;
 use super::interpose::{by_ncid, by_path};
 use super::nc::{make_ncid, read, sibling_ncid, split, write, FILES};
@@ -15,12 +15,13 @@ use std::sync::{Arc, RwLock};
 
 /// Creates (`create`) or opens a dataset and returns its ncid through `ncidp`
 /// (this library's engine, whatever the path: the UDF table calls it too).
+/// NULL `ncidp` is allowed, as in netCDF-C: the dataset stays open, out of
+/// reach.
 pub(crate) unsafe fn new_dataset(path: *const c_char, mode: c_int, ncidp: *mut c_int, create: bool) -> NcResult<()> {
-    non_null(ncidp)?;
     let path = c_str(path)?;
     let ds = if create { file::create(path, mode)? } else { file::open(path, mode)? };
     let id = FILES.insert(Arc::new(RwLock::new(ds)))?;
-    *ncidp = make_ncid(id, 0);
+    out(ncidp, make_ncid(id, 0));
     Ok(())
 }
 
@@ -86,14 +87,21 @@ pub unsafe extern "C" fn nc__open(
 pub extern "C" fn nc_close(ncid: c_int) -> c_int {
     by_ncid!(ncid => nc_close(ncid));
     guard("nc_close", || {
-        let (fid, gid) = split(ncid);
-        if gid != 0 {
-            write(ncid, |_, _| Ok(()))?;
-        }
-        write(ncid, |ds, _| ds.close())?;
-        FILES.remove(fid)?;
+        close_file(ncid)?;
+        super::mem::discard(split(ncid).0);
         Ok(())
     })
+}
+
+/// `nc_close` of ours: persists, then forgets the file.
+pub(crate) fn close_file(ncid: c_int) -> NcResult<()> {
+    let (fid, gid) = split(ncid);
+    if gid != 0 {
+        write(ncid, |_, _| Ok(()))?;
+    }
+    write(ncid, |ds, _| ds.close())?;
+    FILES.remove(fid)?;
+    Ok(())
 }
 
 /// Closes without saving pending changes; a dataset still in the define
@@ -106,6 +114,7 @@ pub extern "C" fn nc_abort(ncid: c_int) -> c_int {
         let (fid, _) = split(ncid);
         if result.as_ref().err().map(|e| e.code()) != Some(NC_EBADID) {
             FILES.remove(fid)?;
+            super::mem::discard(fid);
         }
         result
     })

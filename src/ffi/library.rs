@@ -62,3 +62,40 @@ pub extern "C" fn nc_strerror(ncerr: c_int) -> *const c_char {
         }
     })
 }
+
+/// The body of `nc_advise` (netCDF-C's V2 API error reporter; the variadic
+/// entry point is `src/ffi/advise.c`, which formats the message): forwarded
+/// to the real libnetcdf, else reported as netCDF-C does with its default
+/// `ncopts` (`NC_VERBOSE | NC_FATAL`): `routine: message[: error text]` on
+/// standard error, then `exit(3)` for any error.
+///
+/// # Safety
+/// `routine_name` and `message` are NULL or NUL-terminated strings.
+#[no_mangle]
+pub unsafe extern "C" fn nczarr_rs_advise(routine_name: *const c_char, err: c_int, message: *const c_char) -> c_int {
+    extern "C" {
+        fn nc_advise(cdf_routine_name: *const c_char, err: c_int, fmt: *const c_char, ...);
+    }
+    static SLOT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let model = nc_advise as unsafe extern "C" fn(*const c_char, c_int, *const c_char, ...);
+    if let Some(real) = super::interpose::resolve(&SLOT, "nc_advise\0", model) {
+        real(routine_name, err, c"%s".as_ptr(), message);
+        return crate::engine::error::NC_NOERR;
+    }
+    super::boundary::guard("nczarr_rs_advise", || {
+        use std::io::Write;
+        const NCOPTS: c_int = crate::engine::consts::NC_VERBOSE | crate::engine::consts::NC_FATAL;
+        let text = |p: *const c_char| if p.is_null() { "".into() } else { CStr::from_ptr(p).to_string_lossy() };
+        let mut line = format!("{}: {}", text(routine_name), text(message));
+        if err != crate::engine::error::NC_NOERR {
+            line.push_str(&format!(": {}", text(nc_strerror(err))));
+        }
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(stderr, "{line}");
+        let _ = stderr.flush();
+        if err != crate::engine::error::NC_NOERR {
+            std::process::exit(NCOPTS);
+        }
+        Ok(())
+    })
+}

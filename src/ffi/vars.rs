@@ -2,7 +2,7 @@
 
 use super::args::{c_str, in_slice, out, out_name, out_slice};
 use super::boundary::guard;
-use super::interpose::by_ncid;
+use super::interpose::{always, by_ncid};
 use super::nc::{read, write};
 use super::types::nc_type;
 use super::values::{from_mem, to_mem};
@@ -469,13 +469,68 @@ pub unsafe extern "C" fn nc_def_var_filter(
 #[no_mangle]
 pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
     by_ncid!(ncid => nc_inq_filter_avail(ncid, id));
-    guard("nc_inq_filter_avail", || {
-        read(ncid, |_, _| Ok(()))?;
-        match id {
-            H5Z_FILTER_DEFLATE | H5Z_FILTER_SHUFFLE | H5Z_FILTER_ZSTD | H5Z_FILTER_BLOSC => Ok(()),
-            _ => Err(NcError::new(NC_ENOFILTER)),
+    guard("nc_inq_filter_avail", || filter_avail(ncid, id))
+}
+
+fn filter_avail(ncid: c_int, id: c_uint) -> NcResult<()> {
+    read(ncid, |_, _| Ok(()))?;
+    match id {
+        H5Z_FILTER_DEFLATE | H5Z_FILTER_SHUFFLE | H5Z_FILTER_ZSTD | H5Z_FILTER_BLOSC => Ok(()),
+        _ => Err(NcError::new(NC_ENOFILTER)),
+    }
+}
+
+/// bzip2 at `level` 1-9 (netCDF-C's `netcdf_filter.h`). bzip2 is not
+/// built into this library: `NC_ENOFILTER`, as netCDF-C without the plugin.
+#[no_mangle]
+pub extern "C" fn nc_def_var_bzip2(ncid: c_int, varid: c_int, level: c_int) -> c_int {
+    by_ncid!(ncid => nc_def_var_bzip2(ncid, varid, level));
+    guard("nc_def_var_bzip2", || {
+        filter_avail(ncid, H5Z_FILTER_BZIP2)?;
+        if !(1..=9).contains(&level) {
+            return Err(NcError::new(NC_EINVAL));
+        }
+        // SAFETY: one parameter, from a live local
+        match unsafe { nc_def_var_filter(ncid, varid, H5Z_FILTER_BZIP2, 1, &(level as c_uint)) } {
+            NC_NOERR => Ok(()),
+            rc => Err(NcError::new(rc)),
         }
     })
+}
+
+/// Whether the variable is bzip2-compressed: `NC_ENOFILTER` (bzip2 is not
+/// built in), with `*hasfilterp` and `*levelp` set to 0, as netCDF-C
+/// without the plugin.
+///
+/// # Safety
+/// Outputs are NULL or point to `int`s.
+#[no_mangle]
+pub unsafe extern "C" fn nc_inq_var_bzip2(
+    ncid: c_int,
+    varid: c_int,
+    hasfilterp: *mut c_int,
+    levelp: *mut c_int,
+) -> c_int {
+    by_ncid!(ncid => nc_inq_var_bzip2(ncid, varid, hasfilterp, levelp));
+    guard("nc_inq_var_bzip2", || {
+        let avail = filter_avail(ncid, H5Z_FILTER_BZIP2);
+        // netCDF-C writes both outputs whatever the outcome
+        let level = match &avail {
+            Ok(()) => read(ncid, |ds, gid| Ok(ds.var(gid, varid)?.filter(H5Z_FILTER_BZIP2)))?,
+            Err(_) => None,
+        };
+        out(hasfilterp, level.is_some() as c_int);
+        out(levelp, level.and_then(|p| p.first().copied()).unwrap_or(0) as c_int);
+        avail
+    })
+}
+
+/// Declared by netCDF-C's `netcdf_filter.h` but defined by no netCDF-C
+/// release: `NC_ENOTBUILT`.
+#[no_mangle]
+pub extern "C" fn nc_filter_path_query(id: c_int) -> c_int {
+    always!(nc_filter_path_query(id));
+    guard("nc_filter_path_query", || Err(NcError::new(NC_ENOTBUILT)))
 }
 
 /// Zstandard compression at a libzstd level (`NC_EINVAL` outside

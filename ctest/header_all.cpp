@@ -1,0 +1,2 @@
+// header_all.c as C++ (-std=c++11 -pedantic).
+#include "header_all.c"
