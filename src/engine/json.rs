@@ -235,11 +235,7 @@ pub fn json_to_values(j: &Value, t: Option<NcType>) -> NcResult<Values> {
                 })
                 .collect(),
         )),
-        Some(t) => {
-            let nums: Option<Vec<Num>> = items.iter().map(|v| json_num(v)).collect();
-            let nums = nums.ok_or_else(|| bad(format!("attribute value {j} does not fit its type")))?;
-            Ok(Values::from_nums(t, &nums)?.0)
-        }
+        Some(t) => Ok(json_to_values_ranged(j, t)?.0),
         None => {
             if let Value::String(s) = j {
                 return Ok(Values::Char(s.as_bytes().to_vec()));
@@ -269,6 +265,17 @@ pub fn json_to_values(j: &Value, t: Option<NcType>) -> NcResult<Values> {
             }
         }
     }
+}
+
+/// Numbers from JSON as numeric type `t`, and whether one did not fit it
+/// (the values are then converted as netCDF-C converts them).
+pub fn json_to_values_ranged(j: &Value, t: NcType) -> NcResult<(Values, bool)> {
+    let nums: Option<Vec<Num>> = match j {
+        Value::Array(a) => a.iter().map(json_num).collect(),
+        other => json_num(other).map(|n| vec![n]),
+    };
+    let nums = nums.ok_or_else(|| bad(format!("attribute value {j} does not fit its type")))?;
+    Values::from_nums(t, &nums)
 }
 
 /// Looks up `key` (or its uppercase 4.9.0 spelling) in an object.
