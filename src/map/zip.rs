@@ -165,7 +165,7 @@ impl ZipStore {
         let path = local_path(location)?;
         match fs::symlink_metadata(&path) {
             Ok(_) if !clobber => return Err(MapError::AlreadyExists(path.display().to_string())),
-            Ok(m) if m.is_dir() || !looks_like_zip(&path) => {
+            Ok(m) if !m.is_file() || !looks_like_zip(&path) => {
                 return Err(MapError::NotAStore(path.display().to_string()))
             }
             _ => {}
