@@ -649,3 +649,29 @@ fn cd_offset(zip: &[u8]) -> usize {
     let e = zip.len() - 22;
     u32::from_le_bytes(zip[e + 16..e + 20].try_into().unwrap()) as usize
 }
+
+#[test]
+fn zip_objects_read_lazily_stay_right_across_rewrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let loc = dir.path().join("lazy.zip").display().to_string();
+    let k = |s: &str| StoreKey::parse(s).unwrap();
+    let s = Driver::Zip.create(&loc, true).unwrap();
+    s.set(&k("/a/0"), b"0123456789").unwrap();
+    s.set(&k("/b"), b"bee").unwrap();
+    s.flush().unwrap();
+    // after the rewrite both are entries of the new archive
+    assert_eq!(s.get(&k("/a/0")).unwrap().unwrap(), b"0123456789");
+    assert_eq!(s.get_range(&k("/a/0"), 3, 4).unwrap().unwrap(), b"3456");
+    s.set_range(&k("/a/0"), 8, b"XYZ").unwrap();
+    s.erase(&k("/b")).unwrap();
+    s.set(&k("/c"), b"sea").unwrap();
+    s.flush().unwrap();
+    s.flush().unwrap();
+    drop(s);
+    let s = Driver::Zip.open(&loc, false).unwrap();
+    assert_eq!(s.get(&k("/a/0")).unwrap().unwrap(), b"01234567XYZ");
+    assert_eq!(s.get(&k("/b")).unwrap(), None);
+    assert_eq!(s.get(&k("/c")).unwrap().unwrap(), b"sea");
+    assert_eq!(s.size(&k("/a/0")).unwrap(), Some(11));
+    assert!(s.get_max(&k("/a/0"), 4).unwrap_err().to_string().contains("limit"));
+}
