@@ -123,8 +123,19 @@ fn chunk_of_2_pow_40_elements() {
 }
 
 #[test]
+fn chunk_element_count_overflowing_64_bits() {
+    let big = "[4294967296, 4294967296, 4294967296]";
+    let (_d, root) = zarr_dir(&zarray(big, big, "|i1", "0", "null"));
+    let nc = nc_open_path(&root.display().to_string(), NC_NOWRITE).unwrap();
+    let mut b = 0i8;
+    assert_eq!(unsafe { nc_get_var1_schar(nc, 0, [0usize, 0, 0].as_ptr(), &mut b) }, NC_EBADCHUNK);
+    assert_eq!(nc_close(nc), NC_NOERR);
+}
+
+#[test]
 fn huge_string_dtypes() {
-    for dtype in ["|S1000000000000", "<U4000000000"] {
+    // the last one's byte width (4 × 2^62) overflows 64 bits
+    for dtype in ["|S1000000000000", "<U4000000000", "<U4611686018427387904"] {
         let (_d, root) = zarr_dir(&zarray("[2]", "[2]", dtype, "null", "null"));
         let nc = nc_open_path(&root.display().to_string(), NC_NOWRITE).unwrap();
         let mut s: *mut c_char = null_mut();

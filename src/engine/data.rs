@@ -140,17 +140,20 @@ impl Layout {
         let esize = match strkind {
             StrKind::None => elem_size(v.nctype),
             StrKind::Fixed(n) => n,
-            StrKind::Ucs4(n, _) => 4 * n,
+            StrKind::Ucs4(n, _) => n.saturating_mul(4),
         };
+        if esize as u64 > crate::limits::limits().max_chunk_bytes {
+            return Err(no_memory(&format!("one element of {}", v.name), esize as u64));
+        }
         let mut cstrides = vec![0u64; chunks.len()];
-        let mut acc = 1u64;
+        let mut acc = Some(1u64);
         let order: Vec<usize> = if v.order_f { (0..chunks.len()).collect() } else { (0..chunks.len()).rev().collect() };
         for d in order {
-            cstrides[d] = acc;
-            acc = acc.saturating_mul(chunks[d]);
+            cstrides[d] = acc.unwrap_or(0);
+            acc = acc.and_then(|a| a.checked_mul(chunks[d]));
         }
-        let celems = usize::try_from(acc)
-            .ok()
+        let celems = acc
+            .and_then(|a| usize::try_from(a).ok())
             .filter(|n| n.checked_mul(esize).is_some())
             .ok_or_else(|| NcError::with(NC_EBADCHUNK, "chunk too large"))?;
         let (chain, codec_err) = if v.codecs.is_empty() {
@@ -164,9 +167,6 @@ impl Layout {
                 Err(e) => (None, Some(NcError::with(NC_EFILTER, e.to_string()))),
             }
         };
-        if esize as u64 > crate::limits::limits().max_chunk_bytes {
-            return Err(no_memory(&format!("one element of {}", v.name), esize as u64));
-        }
         let fill = if v.no_fill || strkind != StrKind::None {
             vec![0u8; esize]
         } else {

@@ -755,7 +755,7 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
             }
             let scalar = info.get("storage").and_then(Value::as_str) == Some("scalar") || dimrefs.is_empty();
             if scalar {
-                if shape.iter().product::<u64>() != 1 || shape.len() > 1 {
+                if shape.len() > 1 || shape.first().is_some_and(|&n| n != 1) {
                     return Err(bad(format!("{vkey}: scalar with shape {shape:?}")));
                 }
                 vec![]
