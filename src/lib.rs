@@ -5,8 +5,10 @@
 //!   API and the zmap C API over integer handle tables.
 //! * [`engine`]: netCDF semantics (constants, errors, data model, metadata).
 //! * [`map`]: key/object stores and their drivers; knows nothing of netCDF.
+//! * [`limits`]: the resource limits every layer checks input against.
 
 pub mod codec;
 pub mod engine;
 pub mod ffi;
+pub mod limits;
 pub mod map;

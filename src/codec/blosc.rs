@@ -105,7 +105,7 @@ impl Codec for Blosc {
         {
             return corrupt;
         }
-        let mut out = vec![0u8; decoded_len];
+        let mut out = super::out_buf(decoded_len)?;
         // SAFETY: the header was validated against `data.len()` (so c-blosc
         // reads inside `data`), and it writes at most `decoded_len` bytes.
         let n = unsafe {

@@ -25,6 +25,14 @@ pub enum CodecError {
     BadConfig(&'static str, String),
     #[error("{0}: corrupt or truncated data")]
     Corrupt(&'static str),
+    /// The output buffer could not be allocated.
+    #[error("cannot allocate {0} bytes")]
+    NoMemory(usize),
+}
+
+/// A zeroed output buffer of `n` bytes, allocated fallibly.
+fn out_buf(n: usize) -> CodecResult<Vec<u8>> {
+    crate::limits::try_zeroed(n as u64, u64::MAX).map_err(|_| CodecError::NoMemory(n))
 }
 
 pub type CodecResult<T> = Result<T, CodecError>;

@@ -91,7 +91,7 @@ impl Codec for Zlib {
         if data.len() > z::uInt::MAX as usize || decoded_len > z::uInt::MAX as usize {
             return Err(CodecError::Corrupt("zlib"));
         }
-        let mut out = vec![0u8; decoded_len.max(1)];
+        let mut out = super::out_buf(decoded_len.max(1))?;
         // SAFETY: as in `encode`. inflate writes at most `avail_out` bytes.
         unsafe {
             let mut s = stream(data, &mut out);

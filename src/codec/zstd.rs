@@ -30,8 +30,9 @@ impl Codec for Zstd {
 
     fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
         // A frame never decodes to more than the chunk: anything else is corrupt.
-        let out = zstd::bulk::decompress(data, decoded_len).map_err(|_| CodecError::Corrupt("zstd"))?;
-        if out.len() != decoded_len {
+        let mut out = super::out_buf(decoded_len)?;
+        let n = zstd::bulk::decompress_to_buffer(data, &mut out[..]).map_err(|_| CodecError::Corrupt("zstd"))?;
+        if n != decoded_len {
             return Err(CodecError::Corrupt("zstd"));
         }
         Ok(out)

@@ -74,17 +74,29 @@ pub struct Slab {
 }
 
 impl Slab {
-    /// Number of elements the caller's buffer must hold.
+    /// Number of elements the caller's buffer must hold ([`Dataset::slab`]
+    /// checked that it fits the address space).
     pub fn mem_elems(&self) -> usize {
+        self.mem_extent().unwrap_or(u64::MAX) as usize
+    }
+
+    /// `mem_elems` with checked arithmetic (`None` on overflow).
+    fn mem_extent(&self) -> Option<u64> {
         if self.count.contains(&0) {
-            return 0;
+            return Some(0);
         }
-        1 + self.count.iter().zip(&self.imap).map(|(&c, &m)| ((c - 1) * m) as usize).sum::<usize>()
+        self.count.iter().zip(&self.imap).try_fold(1u64, |acc, (&c, &m)| (c - 1).checked_mul(m)?.checked_add(acc))
     }
 
     pub fn is_empty(&self) -> bool {
         self.count.contains(&0)
     }
+}
+
+/// `NC_ENOMEM` for a buffer of `n` bytes that is over the limit or cannot be had.
+fn no_memory(what: &str, n: u64) -> NcError {
+    let limit = crate::limits::limits().max_chunk_bytes;
+    NcError::with(NC_ENOMEM, format!("{what}: {n} bytes (limit {limit}, NCZARR_RS_MAX_CHUNK_BYTES)"))
 }
 
 /// How strings are laid out in a chunk.
@@ -128,17 +140,20 @@ impl Layout {
         let esize = match strkind {
             StrKind::None => elem_size(v.nctype),
             StrKind::Fixed(n) => n,
-            StrKind::Ucs4(n, _) => 4 * n,
+            StrKind::Ucs4(n, _) => n.saturating_mul(4),
         };
+        if esize as u64 > crate::limits::limits().max_chunk_bytes {
+            return Err(no_memory(&format!("one element of {}", v.name), esize as u64));
+        }
         let mut cstrides = vec![0u64; chunks.len()];
-        let mut acc = 1u64;
+        let mut acc = Some(1u64);
         let order: Vec<usize> = if v.order_f { (0..chunks.len()).collect() } else { (0..chunks.len()).rev().collect() };
         for d in order {
-            cstrides[d] = acc;
-            acc = acc.saturating_mul(chunks[d]);
+            cstrides[d] = acc.unwrap_or(0);
+            acc = acc.and_then(|a| a.checked_mul(chunks[d]));
         }
-        let celems = usize::try_from(acc)
-            .ok()
+        let celems = acc
+            .and_then(|a| usize::try_from(a).ok())
             .filter(|n| n.checked_mul(esize).is_some())
             .ok_or_else(|| NcError::with(NC_EBADCHUNK, "chunk too large"))?;
         let (chain, codec_err) = if v.codecs.is_empty() {
@@ -191,12 +206,23 @@ impl Layout {
         Ok(StoreKey::parse(&format!("{}/{}", self.key.as_str(), name))?)
     }
 
-    fn fill_chunk(&self) -> Vec<u8> {
-        if self.fill.iter().all(|&b| b == 0) {
-            vec![0u8; self.celems * self.esize]
-        } else {
-            self.fill.repeat(self.celems)
+    /// Bytes of a decoded chunk.
+    fn chunk_bytes(&self) -> usize {
+        self.celems * self.esize
+    }
+
+    /// A decoded chunk may be held in memory (`NC_ENOMEM` past the limit).
+    fn check_chunk_size(&self, key: &StoreKey) -> NcResult<()> {
+        if self.chunk_bytes() as u64 > crate::limits::limits().max_chunk_bytes {
+            return Err(no_memory(&format!("chunk {key}"), self.chunk_bytes() as u64));
         }
+        Ok(())
+    }
+
+    fn fill_chunk(&self, key: &StoreKey) -> NcResult<Vec<u8>> {
+        let mut buf = Vec::new();
+        self.fill_into(key, &mut buf)?;
+        Ok(buf)
     }
 
     /// `Err` if the variable's codecs cannot run in this build.
@@ -216,10 +242,12 @@ impl Layout {
     /// Undoes the codecs of a stored chunk.
     fn uncompress(&self, key: &StoreKey, bytes: Vec<u8>) -> NcResult<Vec<u8>> {
         self.check_codecs()?;
+        self.check_chunk_size(key)?;
         match &self.chain {
-            Some(c) => c
-                .decode(&bytes, self.celems * self.esize)
-                .map_err(|e| NcError::with(NC_EFILTER, format!("chunk {key}: {e}"))),
+            Some(c) => c.decode(&bytes, self.chunk_bytes()).map_err(|e| {
+                let code = if matches!(e, crate::codec::CodecError::NoMemory(_)) { NC_ENOMEM } else { NC_EFILTER };
+                NcError::with(code, format!("chunk {key}: {e}"))
+            }),
             None => Ok(bytes),
         }
     }
@@ -242,6 +270,7 @@ impl Layout {
     /// Decodes a chunk read into a buffer, in place when it has no codecs.
     fn decode_in_place(&self, key: &StoreKey, bytes: &mut Vec<u8>) -> NcResult<()> {
         self.check_codecs()?;
+        self.check_chunk_size(key)?;
         if self.chain.is_some() {
             *bytes = self.uncompress(key, std::mem::take(bytes))?;
         }
@@ -257,16 +286,21 @@ impl Layout {
         Ok(())
     }
 
-    /// Fills `buf` with a chunk of fill values.
-    fn fill_into(&self, buf: &mut Vec<u8>) {
+    /// Fills `buf` with a chunk of fill values (`NC_ENOMEM` past the chunk
+    /// limit or when the memory cannot be had).
+    fn fill_into(&self, key: &StoreKey, buf: &mut Vec<u8>) -> NcResult<()> {
+        self.check_chunk_size(key)?;
         buf.clear();
+        crate::limits::try_reserve(buf, self.chunk_bytes())
+            .map_err(|_| no_memory(&format!("chunk {key}"), self.chunk_bytes() as u64))?;
         if self.fill.iter().all(|&b| b == 0) {
-            buf.resize(self.celems * self.esize, 0);
+            buf.resize(self.chunk_bytes(), 0);
         } else {
             for _ in 0..self.celems {
                 buf.extend_from_slice(&self.fill);
             }
         }
+        Ok(())
     }
 
     /// Native chunk -> store bytes, written.
@@ -545,7 +579,13 @@ impl Dataset {
         if total > isize::MAX as u64 {
             return Err(NcError::new(NC_EEDGE));
         }
-        Ok(Slab { start, count, stride: stride_v, imap: imap_v, dense })
+        let slab = Slab { start, count, stride: stride_v, imap: imap_v, dense };
+        // The caller's buffer (mem_elems elements of up to 8 bytes) must be
+        // addressable: a memory map may not overflow it.
+        match slab.mem_extent() {
+            Some(n) if n <= (isize::MAX as u64) / 8 => Ok(slab),
+            _ => Err(NcError::with(NC_EINVAL, "the memory map addresses more than the address space")),
+        }
     }
 
     /// Fetches and decodes one chunk: cache, else store, else fill.
@@ -555,7 +595,7 @@ impl Dataset {
         }
         let data = match self.store.get(key)? {
             Some(bytes) => Arc::new(lay.decode(key, bytes)?),
-            None => return Ok(Arc::new(lay.fill_chunk())),
+            None => return Ok(Arc::new(lay.fill_chunk(key)?)),
         };
         if keep && !self.writable {
             cache.insert(key.clone(), data.clone(), false, &|_, _| Ok(()))?;
@@ -653,6 +693,12 @@ impl Dataset {
                     }
                 }
                 r
+            } else if lay.check_chunk_size(&key).is_err() && self.store.size(&key)?.is_none() {
+                // A chunk too large to hold that does not exist: fill values,
+                // run by run, without materialising it.
+                let mut r = false;
+                for_each_run(&lay, slab, &groups, |moff, _, n| r |= emit(moff, &lay.fill.repeat(n), n));
+                r
             } else if keep {
                 let chunk = self.load_chunk(&lay, &cache, &key, true)?;
                 copy_out(&chunk, &groups)
@@ -662,7 +708,7 @@ impl Dataset {
                     if self.store.get_into(&key, &mut buf)? {
                         lay.decode_in_place(&key, &mut buf)?;
                     } else {
-                        lay.fill_into(&mut buf);
+                        lay.fill_into(&key, &mut buf)?;
                     }
                     Ok(copy_out(&buf, &groups))
                 })?
@@ -769,9 +815,9 @@ impl Dataset {
                 // The whole chunk is new: no read, a reused buffer, straight to the store.
                 CHUNK_BUF.with(|b| -> NcResult<bool> {
                     let mut buf = b.borrow_mut();
-                    if !(interior && buf.len() == lay.celems * lay.esize) {
+                    if !(interior && buf.len() == lay.chunk_bytes()) {
                         // an interior chunk is overwritten entirely below
-                        lay.fill_into(&mut buf);
+                        lay.fill_into(&key, &mut buf)?;
                     }
                     let r = fill_in(&mut buf);
                     cache.remove(&key);
@@ -783,7 +829,7 @@ impl Dataset {
                     Some(c) => c.as_ref().clone(),
                     None => match store.get(&key)? {
                         Some(bytes) => lay.decode(&key, bytes)?,
-                        None => lay.fill_chunk(),
+                        None => lay.fill_chunk(&key)?,
                     },
                 };
                 let r = fill_in(&mut chunk);
@@ -809,7 +855,9 @@ impl Dataset {
             self.get_slab(gid, varid, &slab, MemOut::Strings(&mut out))?;
             return Ok(Err(out));
         }
-        let mut buf = vec![0u8; n * elem_size(v.nctype)];
+        let bytes = (n as u64).saturating_mul(elem_size(v.nctype) as u64);
+        let mut buf =
+            crate::limits::try_zeroed(bytes, u64::MAX).map_err(|e| NcError::with(NC_ENOMEM, e.to_string()))?;
         self.get_slab(gid, varid, &slab, MemOut::Bytes { memtype: v.nctype, buf: &mut buf })?;
         Ok(Ok(Values::from_ne_bytes(v.nctype, &buf)?))
     }

@@ -279,6 +279,10 @@ impl From<crate::map::MapError> for NcError {
             M::Corrupt(_) => NC_ENOTNC,
             M::OutOfRange { .. } => NC_EEDGE,
             M::PermissionDenied(_) => NC_EAUTH,
+            M::TooLarge { .. } => NC_ENOMEM,
+            M::NotRegular(_) => NC_EIO,
+            M::Symlink(_) => NC_EPERM,
+            M::Io(e) if e.kind() == std::io::ErrorKind::OutOfMemory => NC_ENOMEM,
             M::Io(_) => NC_EIO,
         };
         NcError::with(code, e.to_string())

@@ -115,13 +115,26 @@ pub fn open(path: &str, omode: i32) -> NcResult<Dataset> {
     Ok(ds)
 }
 
-/// `nc_delete`: removes a dataset, whatever its driver.
+/// Objects at a store's root that mark it as a Zarr/NCZarr dataset.
+const DATASET_MARKERS: &[&str] = &[".zgroup", ".zarray", ".zmetadata", ".nczarr"];
+
+/// `nc_delete`: removes a dataset, whatever its driver. Only a Zarr/NCZarr
+/// dataset is deleted: anything else (a plain directory tree, an archive
+/// without Zarr metadata) is `NC_ENOTNC` and left alone.
 pub fn delete(path: &str) -> NcResult<()> {
     let u = location(path, 0)?;
     let store = driver(u.storage).open(&u.location, true).map_err(|e| match e {
         MapError::RootNotFound(_) => NcError::with(libc_enoent(), e.to_string()),
         other => NcError::from(other),
     })?;
+    let root = crate::map::StoreKey::root();
+    let mut is_dataset = false;
+    for m in DATASET_MARKERS {
+        is_dataset |= store.size(&root.child(m)?)?.is_some();
+    }
+    if !is_dataset {
+        return Err(NcError::with(NC_ENOTNC, format!("{path} is not a Zarr dataset: not deleted")));
+    }
     store.destroy()?;
     Ok(())
 }

@@ -251,11 +251,7 @@ pub fn json_to_values(j: &Value, t: Option<NcType>) -> NcResult<Values> {
                 })
                 .collect(),
         )),
-        Some(t) => {
-            let nums: Option<Vec<Num>> = items.iter().map(|v| json_num(v)).collect();
-            let nums = nums.ok_or_else(|| bad(format!("attribute value {j} does not fit its type")))?;
-            Ok(Values::from_nums(t, &nums)?.0)
-        }
+        Some(t) => Ok(json_to_values_ranged(j, t)?.0),
         None => {
             // A string is char; a list of strings, a dictionary or a nested
             // list is its JSON text, as netCDF-C reads them.
@@ -287,6 +283,17 @@ pub fn json_to_values(j: &Value, t: Option<NcType>) -> NcResult<Values> {
             }
         }
     }
+}
+
+/// Numbers from JSON as numeric type `t`, and whether one did not fit it
+/// (the values are then converted as netCDF-C converts them).
+pub fn json_to_values_ranged(j: &Value, t: NcType) -> NcResult<(Values, bool)> {
+    let nums: Option<Vec<Num>> = match j {
+        Value::Array(a) => a.iter().map(json_num).collect(),
+        other => json_num(other).map(|n| vec![n]),
+    };
+    let nums = nums.ok_or_else(|| bad(format!("attribute value {j} does not fit its type")))?;
+    Values::from_nums(t, &nums)
 }
 
 /// Looks up `key` (or its uppercase 4.9.0 spelling) in an object.

@@ -384,7 +384,7 @@ impl Reader {
         }
         let fetched = match self.prefetched.remove(key) {
             Some(f) => f,
-            None => self.store.get(key)?,
+            None => self.store.get_max(key, crate::limits::limits().max_metadata_bytes)?,
         };
         match fetched {
             None => Ok(None),
@@ -498,6 +498,7 @@ fn read_atts(
             provenance = value.as_str().map(str::to_string);
             continue;
         }
+        check_stored_att_name(name)?;
         let t = match types.get(name) {
             Some(t) => {
                 let d = parse_dtype(t, r.pure_zarr)?;
@@ -512,6 +513,17 @@ fn read_atts(
         atts.push(Att { name: name.clone(), values: json_to_values(value, t)? });
     }
     Ok((atts, provenance))
+}
+
+/// Attribute names from a store: not empty, at most `NC_MAX_NAME` bytes (C
+/// callers copy them into `NC_MAX_NAME + 1` buffers), no `/` and no control
+/// characters. Other oddities netCDF's rules refuse for new names (a leading
+/// `-`, a trailing space) are kept, as data in the wild has them.
+fn check_stored_att_name(name: &str) -> NcResult<()> {
+    if name.is_empty() || name.len() > NC_MAX_NAME as usize || name.chars().any(|c| c == '/' || c.is_control()) {
+        return Err(bad(format!("bad attribute name {:?}", name.chars().take(64).collect::<String>())));
+    }
+    Ok(())
 }
 
 struct PendingVar {
@@ -595,7 +607,7 @@ pub fn read_dataset(
     ds.consolidated = has_zmetadata;
 
     let mut pending = Vec::new();
-    read_group(&mut r, &mut ds, 0, &mut pending)?;
+    read_groups(&mut r, &mut ds, &mut pending)?;
     if r.consolidated.is_none() && store.io_bound() {
         // every variable's metadata in one concurrent round
         let mut keys = Vec::new();
@@ -608,8 +620,9 @@ pub fn read_dataset(
                 keys.push(vkey.child(name)?);
             }
         }
+        let max = crate::limits::limits().max_metadata_bytes;
         let got: Vec<crate::map::MapResult<Option<Vec<u8>>>> =
-            super::data::IO_POOL.install(|| keys.par_iter().map(|k| store.get(k)).collect());
+            super::data::IO_POOL.install(|| keys.par_iter().map(|k| store.get_max(k, max)).collect());
         for (k, v) in keys.into_iter().zip(got) {
             r.prefetched.insert(k, v?);
         }
@@ -624,9 +637,44 @@ pub fn read_dataset(
     Ok(ds)
 }
 
-/// Reads a group's dimensions, attributes and children (variables are
-/// collected in `pending` and read once every dimension exists).
-fn read_group(r: &mut Reader, ds: &mut Dataset, gid: usize, pending: &mut Vec<PendingVar>) -> NcResult<()> {
+/// Reads the group tree, depth first, without recursion (a crafted store
+/// may nest groups thousands deep), within the group count and nesting
+/// limits. Group ids are assigned in pre-order.
+fn read_groups(r: &mut Reader, ds: &mut Dataset, pending: &mut Vec<PendingVar>) -> NcResult<()> {
+    let limits = crate::limits::limits();
+    let mut stack = vec![(0usize, read_group(r, ds, 0, pending)?.into_iter())];
+    while let Some((parent, names)) = stack.last_mut() {
+        let Some(name) = names.next() else {
+            stack.pop();
+            continue;
+        };
+        let parent = *parent;
+        if stack.len() > limits.max_depth {
+            return Err(bad(format!("groups nested deeper than {} (NCZARR_RS_MAX_DEPTH)", limits.max_depth)));
+        }
+        if ds.groups.len() >= limits.max_groups {
+            return Err(bad(format!("more than {} groups (NCZARR_RS_MAX_GROUPS)", limits.max_groups)));
+        }
+        let child = ds.groups.len();
+        ds.groups.push(Group {
+            name,
+            parent: Some(parent),
+            dims: vec![],
+            vars: vec![],
+            children: vec![],
+            atts: vec![],
+        });
+        ds.groups[parent].children.push(child);
+        let names = read_group(r, ds, child, pending)?;
+        stack.push((child, names.into_iter()));
+    }
+    Ok(())
+}
+
+/// Reads a group's dimensions and attributes, and returns the names of its
+/// child groups (variables are collected in `pending` and read once every
+/// dimension exists).
+fn read_group(r: &mut Reader, ds: &mut Dataset, gid: usize, pending: &mut Vec<PendingVar>) -> NcResult<Vec<String>> {
     let gkey = ds.group_key(gid);
     let zgroup = r.get_object(&gkey.child(".zgroup")?)?.unwrap_or_default();
     if let Some(f) = zgroup.get("zarr_format") {
@@ -697,14 +745,10 @@ fn read_group(r: &mut Reader, ds: &mut Dataset, gid: usize, pending: &mut Vec<Pe
         super::names::check_name(&name).map_err(|_| bad(format!("bad variable name {name:?}")))?;
         pending.push(PendingVar { gid, name });
     }
-    for name in groups {
-        super::names::check_name(&name).map_err(|_| bad(format!("bad group name {name:?}")))?;
-        let child = ds.groups.len();
-        ds.groups.push(Group { name, parent: Some(gid), dims: vec![], vars: vec![], children: vec![], atts: vec![] });
-        ds.groups[gid].children.push(child);
-        read_group(r, ds, child, pending)?;
+    for name in &groups {
+        super::names::check_name(name).map_err(|_| bad(format!("bad group name {name:?}")))?;
     }
-    Ok(())
+    Ok(groups)
 }
 
 /// Finds or creates a dimension `name` of length `len` for a variable of
@@ -735,6 +779,10 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
         return Err(bad(format!("{vkey}: zarr_format is not 2")));
     }
     let shape = as_u64_list(z.get("shape"), "shape")?;
+    if shape.len() > NC_MAX_VAR_DIMS as usize {
+        // callers size dimension id arrays NC_MAX_VAR_DIMS
+        return Err(NcError::with(NC_EMAXDIMS, format!("{vkey}: {} dimensions", shape.len())));
+    }
     let mut chunks = as_u64_list(z.get("chunks"), "chunks")?;
     if chunks.len() != shape.len() || chunks.contains(&0) {
         return Err(bad(format!("{vkey}: chunks do not match shape")));
@@ -788,7 +836,7 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
             }
             let scalar = info.get("storage").and_then(Value::as_str) == Some("scalar") || dimrefs.is_empty();
             if scalar {
-                if shape.iter().product::<u64>() != 1 || shape.len() > 1 {
+                if shape.len() > 1 || shape.first().is_some_and(|&n| n != 1) {
                     return Err(bad(format!("{vkey}: scalar with shape {shape:?}")));
                 }
                 vec![]
@@ -853,7 +901,15 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
         Some(f) => match dtype.nctype {
             NC_CHAR => Some(Values::Char(vec![f.as_str().and_then(|s| s.bytes().next()).unwrap_or(0)])),
             NC_STRING => Some(Values::String(vec![f.as_str().unwrap_or("").to_string()])),
-            t => Some(json_to_values(f, Some(t)).map_err(|_| bad(format!("{vkey}: bad fill_value {f}")))?),
+            t => {
+                let (values, range) =
+                    json::json_to_values_ranged(f, t).map_err(|_| bad(format!("{vkey}: bad fill_value {f}")))?;
+                if range {
+                    // as netCDF-C: a fill value its type cannot hold
+                    return Err(NcError::with(NC_ERANGE, format!("{vkey}: fill_value {f} is out of range")));
+                }
+                Some(values)
+            }
         },
     };
     let no_fill = matches!(z.get("fill_value"), Some(Value::Null));

@@ -51,9 +51,63 @@ impl MemoryStore {
     }
 }
 
+/// A byte range of an object (`None`: all of it).
+pub(crate) type Span = Option<std::ops::Range<usize>>;
+
+/// Where the bytes of an object are kept out of memory (the zip archive a
+/// dataset was read from): they are read on demand.
+pub(crate) trait EntrySource: Send + Sync + 'static {
+    /// The source as its own type (the driver that made it needs it back).
+    fn as_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync>;
+
+    /// `range` (all when `None`) of entry `index`, which holds `size` bytes.
+    fn read(&self, key: &StoreKey, index: usize, size: u64, range: Span) -> MapResult<Vec<u8>>;
+}
+
+/// One object of an [`ObjectMap`].
+#[derive(Clone)]
+pub(crate) enum Obj {
+    Bytes(Arc<Vec<u8>>),
+    /// Entry `index` of `src`, `size` bytes long.
+    Entry {
+        src: Arc<dyn EntrySource>,
+        index: usize,
+        size: u64,
+    },
+}
+
+impl Obj {
+    pub(crate) fn len(&self) -> u64 {
+        match self {
+            Obj::Bytes(b) => b.len() as u64,
+            Obj::Entry { size, .. } => *size,
+        }
+    }
+
+    /// The bytes of `range` (all when `None`).
+    pub(crate) fn read(&self, key: &StoreKey, range: Span) -> MapResult<Vec<u8>> {
+        match (self, range) {
+            (Obj::Bytes(b), None) => Ok(b.as_ref().clone()),
+            (Obj::Bytes(b), Some(r)) => Ok(b[r].to_vec()),
+            (Obj::Entry { src, index, size }, r) => src.read(key, *index, *size, r),
+        }
+    }
+
+    /// The same object (not just equal bytes).
+    fn same(&self, other: &Obj) -> bool {
+        match (self, other) {
+            (Obj::Bytes(a), Obj::Bytes(b)) => Arc::ptr_eq(a, b),
+            (Obj::Entry { src: a, index: i, .. }, Obj::Entry { src: b, index: j, .. }) => Arc::ptr_eq(a, b) && i == j,
+            _ => false,
+        }
+    }
+}
+
+type Objects = BTreeMap<StoreKey, Obj>;
+
 /// The tree rule: no object may sit on a proper prefix of `key`, and `key`
 /// may not be a proper prefix of an existing object.
-fn check_tree_rule(objects: &BTreeMap<StoreKey, Arc<Vec<u8>>>, key: &StoreKey) -> MapResult<()> {
+fn check_tree_rule(objects: &Objects, key: &StoreKey) -> MapResult<()> {
     let mut prefix = String::new();
     let segs: Vec<&str> = key.segments().collect();
     for seg in &segs[..segs.len().saturating_sub(1)] {
@@ -72,10 +126,7 @@ fn check_tree_rule(objects: &BTreeMap<StoreKey, Arc<Vec<u8>>>, key: &StoreKey) -
 }
 
 /// The objects strictly below `prefix`, in key order.
-fn below<'a>(
-    objects: &'a BTreeMap<StoreKey, Arc<Vec<u8>>>,
-    prefix: &'a StoreKey,
-) -> impl Iterator<Item = (&'a StoreKey, &'a Arc<Vec<u8>>)> + 'a {
+fn below<'a>(objects: &'a Objects, prefix: &'a StoreKey) -> impl Iterator<Item = (&'a StoreKey, &'a Obj)> + 'a {
     objects.range(prefix.below_bound()..).take_while(move |(k, _)| k.is_below(prefix))
 }
 
@@ -83,40 +134,38 @@ fn below<'a>(
 /// that hold a dataset in memory (memory, zip).
 #[derive(Default)]
 pub(crate) struct ObjectMap {
-    objects: RwLock<BTreeMap<StoreKey, Arc<Vec<u8>>>>,
+    objects: RwLock<Objects>,
 }
 
 impl ObjectMap {
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<StoreKey, Arc<Vec<u8>>>> {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Objects> {
         self.objects.read().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn write(&self) -> std::sync::RwLockWriteGuard<'_, BTreeMap<StoreKey, Arc<Vec<u8>>>> {
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Objects> {
         self.objects.write().unwrap_or_else(|p| p.into_inner())
     }
 
-    pub(crate) fn get(&self, key: &StoreKey) -> Option<Vec<u8>> {
-        self.read().get(key).map(|v| v.as_ref().clone())
-    }
-
-    pub(crate) fn get_range(&self, key: &StoreKey, start: u64, count: u64) -> MapResult<Option<Vec<u8>>> {
-        let objects = self.read();
-        let Some(v) = objects.get(key) else { return Ok(None) };
-        let range = super::checked_range(key, start, count, v.len() as u64)?;
-        Ok(Some(v[range].to_vec()))
+    pub(crate) fn get(&self, key: &StoreKey) -> Option<Obj> {
+        self.read().get(key).cloned()
     }
 
     pub(crate) fn size(&self, key: &StoreKey) -> Option<u64> {
-        self.read().get(key).map(|v| v.len() as u64)
+        self.read().get(key).map(Obj::len)
     }
 
     pub(crate) fn set(&self, key: &StoreKey, value: Vec<u8>) -> MapResult<()> {
+        self.put(key, Obj::Bytes(Arc::new(value)))
+    }
+
+    /// Adds or replaces an object (the tree rule applies).
+    pub(crate) fn put(&self, key: &StoreKey, obj: Obj) -> MapResult<()> {
         let mut objects = self.write();
         if key.is_root() {
             return Err(MapError::KeyConflict(key.to_string()));
         }
         check_tree_rule(&objects, key)?;
-        objects.insert(key.clone(), Arc::new(value));
+        objects.insert(key.clone(), obj);
         Ok(())
     }
 
@@ -126,9 +175,32 @@ impl ObjectMap {
             return Err(MapError::KeyConflict(key.to_string()));
         }
         check_tree_rule(&objects, key)?;
-        let old = objects.remove(key).map(|v| Arc::try_unwrap(v).unwrap_or_else(|a| a.as_ref().clone()));
-        objects.insert(key.clone(), Arc::new(splice(old, offset, value)?));
+        let old = match objects.remove(key) {
+            Some(Obj::Bytes(v)) => Some(Arc::try_unwrap(v).unwrap_or_else(|a| a.as_ref().clone())),
+            Some(entry) => match entry.read(key, None) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    objects.insert(key.clone(), entry);
+                    return Err(e);
+                }
+            },
+            None => None,
+        };
+        objects.insert(key.clone(), Obj::Bytes(Arc::new(splice(key, old, offset, value)?)));
         Ok(())
+    }
+
+    /// Replaces every object of `before` that has not changed since with
+    /// its counterpart in `after` (same keys, same order).
+    pub(crate) fn rebase(&self, before: &[(StoreKey, Obj)], after: Vec<Obj>) {
+        let mut objects = self.write();
+        for ((key, old), new) in before.iter().zip(after) {
+            if let Some(cur) = objects.get_mut(key) {
+                if cur.same(old) {
+                    *cur = new;
+                }
+            }
+        }
     }
 
     pub(crate) fn erase(&self, key: &StoreKey) {
@@ -168,7 +240,7 @@ impl ObjectMap {
     }
 
     /// Every object, in key order.
-    pub(crate) fn snapshot(&self) -> Vec<(StoreKey, Arc<Vec<u8>>)> {
+    pub(crate) fn snapshot(&self) -> Vec<(StoreKey, Obj)> {
         self.read().iter().map(|(k, v)| (k.clone(), v.clone())).collect()
     }
 }
@@ -180,11 +252,19 @@ macro_rules! object_map_store {
     ($t:ty) => {
         impl $crate::map::ReadableStore for $t {
             fn get(&self, key: &StoreKey) -> MapResult<Option<Vec<u8>>> {
-                Ok(self.objects.get(key))
+                self.objects.get(key).map(|o| o.read(key, None)).transpose()
+            }
+
+            fn get_max(&self, key: &StoreKey, max: u64) -> MapResult<Option<Vec<u8>>> {
+                let Some(o) = self.objects.get(key) else { return Ok(None) };
+                $crate::limits::check(o.len(), max).map_err(|why| $crate::map::too_large(key, why))?;
+                o.read(key, None).map(Some)
             }
 
             fn get_range(&self, key: &StoreKey, start: u64, count: u64) -> MapResult<Option<Vec<u8>>> {
-                self.objects.get_range(key, start, count)
+                let Some(o) = self.objects.get(key) else { return Ok(None) };
+                let range = $crate::map::checked_range(key, start, count, o.len())?;
+                o.read(key, Some(range)).map(Some)
             }
 
             fn size(&self, key: &StoreKey) -> MapResult<Option<u64>> {

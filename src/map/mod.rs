@@ -47,6 +47,17 @@ pub enum MapError {
     OutOfRange { key: String, start: u64, count: u64, len: u64 },
     #[error("permission denied: {0}")]
     PermissionDenied(String),
+    /// An object or buffer over a limit of [`crate::limits`], or an
+    /// allocation that failed.
+    #[error("{what}: {why}")]
+    TooLarge { what: String, why: crate::limits::TooLarge },
+    /// A FIFO, device or socket where an object should be: never opened for
+    /// reading (it could block forever).
+    #[error("{0} is not a regular file")]
+    NotRegular(String),
+    /// A symbolic link inside the store where a write would go through it.
+    #[error("refusing to write through the symbolic link {0}")]
+    Symlink(String),
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -73,6 +84,17 @@ pub trait ReadableStore: Send + Sync {
         let Some(all) = self.get(key)? else { return Ok(None) };
         let range = checked_range(key, start, count, all.len() as u64)?;
         Ok(Some(all[range].to_vec()))
+    }
+
+    /// The whole object, refused with [`MapError::TooLarge`] when it is
+    /// longer than `max` bytes. Drivers that can tell the size first
+    /// override this so that nothing larger is read.
+    fn get_max(&self, key: &StoreKey, max: u64) -> MapResult<Option<Vec<u8>>> {
+        let v = self.get(key)?;
+        if let Some(v) = &v {
+            crate::limits::check(v.len() as u64, max).map_err(|why| too_large(key, why))?;
+        }
+        Ok(v)
     }
 
     /// The object's length, or `None` when `key` holds no content.
@@ -201,15 +223,25 @@ pub(crate) fn checked_range(key: &StoreKey, start: u64, count: u64, len: u64) ->
 
 /// Applies a ranged update to an object's bytes (shared by drivers whose
 /// medium cannot update in place).
-pub(crate) fn splice(old: Option<Vec<u8>>, offset: u64, value: &[u8]) -> MapResult<Vec<u8>> {
+pub(crate) fn splice(key: &StoreKey, old: Option<Vec<u8>>, offset: u64, value: &[u8]) -> MapResult<Vec<u8>> {
     let mut buf = old.unwrap_or_default();
-    let end = offset
-        .checked_add(value.len() as u64)
-        .and_then(|e| usize::try_from(e).ok())
-        .ok_or_else(|| MapError::Io(std::io::Error::other("object would exceed the address space")))?;
+    let end = ranged_write_end(key, offset, value.len())?;
     if buf.len() < end {
+        let more = end - buf.len();
+        crate::limits::try_reserve(&mut buf, more).map_err(|why| too_large(key, why))?;
         buf.resize(end, 0);
     }
     buf[offset as usize..end].copy_from_slice(value);
     Ok(buf)
+}
+
+/// The end of a ranged write of `len` bytes at `offset`, checked against
+/// [`crate::limits::Limits::max_object_bytes`].
+pub(crate) fn ranged_write_end(key: &StoreKey, offset: u64, len: usize) -> MapResult<usize> {
+    let end = offset.saturating_add(len as u64);
+    crate::limits::check(end, crate::limits::limits().max_object_bytes).map_err(|why| too_large(key, why))
+}
+
+pub(crate) fn too_large(what: impl std::fmt::Display, why: crate::limits::TooLarge) -> MapError {
+    MapError::TooLarge { what: what.to_string(), why }
 }

@@ -287,12 +287,26 @@ impl S3Store {
 
 impl ReadableStore for S3Store {
     fn get(&self, key: &StoreKey) -> MapResult<Option<Vec<u8>>> {
+        self.get_max(key, crate::limits::limits().max_object_bytes)
+    }
+
+    /// The object's length (from the response headers) is checked before
+    /// its body is read.
+    fn get_max(&self, key: &StoreKey, max: u64) -> MapResult<Option<Vec<u8>>> {
         if key.is_root() {
             return Ok(None);
         }
         let p = self.path(key);
-        match block(async { self.store.get(&p).await?.bytes().await }) {
-            Ok(b) => Ok(Some(b.to_vec())),
+        let got = block(async {
+            let r = self.store.get(&p).await?;
+            if r.meta.size > max {
+                return Ok(Err(r.meta.size));
+            }
+            r.bytes().await.map(Ok)
+        });
+        match got {
+            Ok(Ok(b)) => Ok(Some(b.to_vec())),
+            Ok(Err(len)) => Err(super::too_large(key, crate::limits::TooLarge { wanted: len, limit: max })),
             Err(e) if is_not_found(&e) => Ok(None),
             Err(e) => Err(os_err(e)),
         }
@@ -382,7 +396,7 @@ impl WritableStore for S3Store {
 
     fn set_range(&self, key: &StoreKey, offset: u64, value: &[u8]) -> MapResult<()> {
         // S3 objects are immutable: read, modify, write back whole.
-        let updated = super::splice(self.get(key)?, offset, value)?;
+        let updated = super::splice(key, self.get(key)?, offset, value)?;
         self.set(key, &updated)
     }
 

@@ -1,26 +1,122 @@
 //! The `zip` driver: a dataset is one zip archive, its root the archive's
 //! root (zipping a `file` dataset's directory from inside gives one).
 //!
-//! The archive's objects are held in memory while the dataset is open. A
-//! writable dataset is written back as a whole, atomically (a temporary
-//! file, then a rename), at `flush` (`nc_sync`, `nc_close`, `nczmap_close`). Entries are
-//! written uncompressed (codecs compress chunks already), and archives
-//! using deflate are read too.
+//! Opening reads only the archive's central directory: an object's bytes
+//! are read from the archive when asked for, each entry checked against
+//! the object limit ([`crate::limits`]) and allocated fallibly, so neither
+//! a header claiming 2^50 bytes nor a zip bomb can exhaust memory. Objects
+//! written while the dataset is open are held in memory. A writable
+//! dataset is written back as a whole, atomically (a temporary file, then
+//! a rename), at `flush` (`nc_sync`, `nc_close`, `nczmap_close`): new
+//! objects are stored uncompressed (codecs compress chunks already),
+//! unchanged entries are copied as they are (still compressed, never
+//! decoded), and entries whose names are not store keys (`../x`, absolute
+//! names, directory entries) are kept verbatim, never dropped.
 
-use super::file::local_path;
-use super::memory::ObjectMap;
+use super::file::{commit_temp, create_temp, is_stale_temp, local_path, sync_dir, Durability, DURABILITY};
+use super::memory::{EntrySource, Obj, ObjectMap, Span};
 use super::{MapError, MapResult, Store, StoreKey};
 use std::fs;
-use std::io::{Read, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+/// Reads a shared file at its own position (`pread`): archives cloned from
+/// one another read in parallel without a lock.
+#[derive(Clone)]
+struct SharedFile {
+    file: Arc<fs::File>,
+    pos: u64,
+    len: u64,
+}
+
+impl Read for SharedFile {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read_at(buf, self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl Seek for SharedFile {
+    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+        let pos = match to {
+            SeekFrom::Start(p) => Some(p),
+            SeekFrom::Current(d) => self.pos.checked_add_signed(d),
+            SeekFrom::End(d) => self.len.checked_add_signed(d),
+        };
+        self.pos = pos.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "seek before start"))?;
+        Ok(self.pos)
+    }
+}
+
+type Archive = zip::ZipArchive<SharedFile>;
+
+/// One opened archive: the source of the entries read from it.
+struct ArchiveSource {
+    archive: Archive,
+    path: PathBuf,
+}
+
+fn corrupt(path: &Path, e: impl std::fmt::Display) -> MapError {
+    MapError::Corrupt(format!("{}: {e}", path.display()))
+}
+
+impl EntrySource for ArchiveSource {
+    fn as_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
+        self
+    }
+
+    fn read(&self, key: &StoreKey, index: usize, size: u64, range: Span) -> MapResult<Vec<u8>> {
+        let limit = crate::limits::limits().max_object_bytes;
+        let whole = range.is_none();
+        let range = range.unwrap_or(0..crate::limits::check(size, limit).map_err(|why| super::too_large(key, why))?);
+        let mut archive = self.archive.clone();
+        // a size its compressed data cannot hold is a lie (deflate expands
+        // at most 1032 times): refused before anything is allocated
+        let data = archive.by_index_data(index).map_err(|e| corrupt(&self.path, e))?;
+        let packed = data.compressed_size();
+        let plausible = match data.compression() {
+            zip::CompressionMethod::Stored => size == packed,
+            _ => size <= packed.saturating_mul(1032).saturating_add(64),
+        };
+        if !plausible {
+            return Err(corrupt(&self.path, format!("{key}: {size} bytes claimed for {packed} stored")));
+        }
+        let stored = data.compression() == zip::CompressionMethod::Stored;
+        let mut buf = Vec::new();
+        crate::limits::try_reserve(&mut buf, range.len()).map_err(|why| super::too_large(key, why))?;
+        let bad = |e: std::io::Error| corrupt(&self.path, format!("{key}: {e}"));
+        if !whole && stored {
+            let mut entry = archive.by_index_seek(index).map_err(|e| corrupt(&self.path, e))?;
+            entry.seek(SeekFrom::Start(range.start as u64)).map_err(bad)?;
+            entry.take(range.len() as u64).read_to_end(&mut buf).map_err(bad)?;
+        } else {
+            let mut entry = archive.by_index(index).map_err(|e| corrupt(&self.path, e))?;
+            std::io::copy(&mut (&mut entry).take(range.start as u64), &mut std::io::sink()).map_err(bad)?;
+            (&mut entry).take(range.len() as u64).read_to_end(&mut buf).map_err(bad)?;
+            // reading on to the end checks the CRC, and that the entry is not
+            // longer than its header says
+            if whole && entry.read(&mut [0u8; 1]).map_err(bad)? != 0 {
+                return Err(corrupt(&self.path, format!("{key}: entry longer than its header says")));
+            }
+        }
+        if buf.len() != range.len() {
+            return Err(corrupt(&self.path, format!("{key}: entry shorter than its header says")));
+        }
+        Ok(buf)
+    }
+}
 
 pub struct ZipStore {
     path: PathBuf,
     location: String,
     writable: bool,
     objects: ObjectMap,
+    /// Entries whose names are not store keys, copied verbatim on write-back.
+    foreign: Mutex<Vec<(Arc<ArchiveSource>, usize)>>,
     dirty: AtomicBool,
     /// Serialises whole-archive writes.
     writing: Mutex<()>,
@@ -37,12 +133,39 @@ fn looks_like_zip(path: &Path) -> bool {
         && (magic == *b"PK\x03\x04" || magic == *b"PK\x05\x06")
 }
 
+/// Prefix of the temporary archives of `path` (in its directory).
+fn temp_stem(path: &Path) -> String {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    format!(".{name}.nczarr-rs-tmp.")
+}
+
+/// Opens the archive at `path` (its central directory only).
+fn open_archive(path: &Path) -> MapResult<Arc<ArchiveSource>> {
+    let file = match fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(MapError::RootNotFound(path.display().to_string()))
+        }
+        Err(e) => return Err(io_err(path, e)),
+    };
+    let meta = file.metadata().map_err(|e| io_err(path, e))?;
+    if meta.is_dir() {
+        return Err(MapError::RootNotFound(path.display().to_string()));
+    }
+    if !meta.is_file() {
+        return Err(MapError::NotRegular(path.display().to_string()));
+    }
+    let reader = SharedFile { file: Arc::new(file), pos: 0, len: meta.len() };
+    let archive = zip::ZipArchive::new(reader).map_err(|e| corrupt(path, e))?;
+    Ok(Arc::new(ArchiveSource { archive, path: path.to_path_buf() }))
+}
+
 impl ZipStore {
     pub fn create(location: &str, clobber: bool) -> MapResult<Self> {
         let path = local_path(location)?;
         match fs::symlink_metadata(&path) {
             Ok(_) if !clobber => return Err(MapError::AlreadyExists(path.display().to_string())),
-            Ok(m) if m.is_dir() || !looks_like_zip(&path) => {
+            Ok(m) if !m.is_file() || !looks_like_zip(&path) => {
                 return Err(MapError::NotAStore(path.display().to_string()))
             }
             _ => {}
@@ -55,30 +178,36 @@ impl ZipStore {
 
     pub fn open(location: &str, writable: bool) -> MapResult<Self> {
         let path = local_path(location)?;
-        let file = match fs::File::open(&path) {
-            Ok(f) if f.metadata().map(|m| m.is_file()).unwrap_or(false) => f,
-            Ok(_) => return Err(MapError::RootNotFound(path.display().to_string())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(MapError::RootNotFound(path.display().to_string()))
-            }
-            Err(e) => return Err(io_err(&path, e)),
-        };
-        let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file))
-            .map_err(|e| MapError::Corrupt(format!("{}: {e}", path.display())))?;
+        let src = open_archive(&path)?;
         let s = ZipStore::empty(path, writable);
-        for i in 0..archive.len() {
-            let mut entry = archive.by_index(i).map_err(|e| MapError::Corrupt(format!("{}: {e}", s.path.display())))?;
-            if entry.is_dir() {
-                continue;
-            }
-            let Ok(name) = entry.name() else { continue };
-            let name = name.trim_start_matches("./").to_string();
-            let Ok(key) = StoreKey::parse(&name) else { continue };
-            let mut data = Vec::with_capacity(entry.size() as usize);
-            entry.read_to_end(&mut data).map_err(|e| io_err(&s.path, e))?;
-            s.objects.set(&key, data)?;
+        s.index(&src)?;
+        if writable {
+            s.remove_stale_temps();
         }
         Ok(s)
+    }
+
+    /// Adds every entry of `src` to the store: objects by key, the rest as
+    /// foreign entries. The last entry of a name wins.
+    fn index(&self, src: &Arc<ArchiveSource>) -> MapResult<()> {
+        let mut foreign = Vec::new();
+        for i in 0..src.archive.len() {
+            let entry = src.archive.by_index_data(i).map_err(|e| corrupt(&self.path, e))?;
+            // an absolute name is outside the root: not an object (kept verbatim)
+            let key = match std::str::from_utf8(entry.name_raw()) {
+                Ok(name) if !entry.is_dir() && !name.starts_with('/') => {
+                    StoreKey::parse(name.trim_start_matches("./")).ok()
+                }
+                _ => None,
+            };
+            let obj = Obj::Entry { src: src.clone(), index: i, size: entry.size() };
+            match key {
+                Some(key) if self.objects.put(&key, obj).is_ok() => {}
+                _ => foreign.push((src.clone(), i)),
+            }
+        }
+        *self.foreign.lock().unwrap_or_else(|p| p.into_inner()) = foreign;
+        Ok(())
     }
 
     fn empty(path: PathBuf, writable: bool) -> Self {
@@ -87,34 +216,97 @@ impl ZipStore {
             path,
             writable,
             objects: ObjectMap::default(),
+            foreign: Mutex::default(),
             dirty: AtomicBool::new(false),
             writing: Mutex::new(()),
         }
     }
 
+    /// Removes temporary archives of this archive left by dead writers.
+    fn remove_stale_temps(&self) {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        let stem = temp_stem(&self.path);
+        let Ok(entries) = fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if entry.file_type().is_ok_and(|t| t.is_file()) && is_stale_temp(&name.to_string_lossy(), &stem) {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+
     fn write_archive(&self) -> MapResult<()> {
         let dir = self.path.parent().unwrap_or(Path::new("."));
-        let name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let tmp = dir.join(format!(".{name}.nczarr-rs-tmp.{}", std::process::id()));
-        let result = (|| -> MapResult<()> {
-            let file = fs::File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
+        let snapshot = self.objects.snapshot();
+        let foreign = self.foreign.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let (tmp, file) = create_temp(dir, &temp_stem(&self.path)).map_err(|e| io_err(dir, e))?;
+        let zerr = |e: zip::result::ZipError| MapError::Corrupt(format!("{}: {e}", tmp.display()));
+        let written = (|| -> MapResult<fs::File> {
             let mut zw = zip::ZipWriter::new(std::io::BufWriter::new(file));
             let options = zip::write::SimpleFileOptions::default()
                 .compression_method(zip::CompressionMethod::Stored)
                 .large_file(false);
-            for (key, data) in self.objects.snapshot() {
-                let opts = if data.len() as u64 >= u32::MAX as u64 { options.large_file(true) } else { options };
-                zw.start_file(key.as_str(), opts).map_err(|e| MapError::Corrupt(e.to_string()))?;
-                zw.write_all(&data).map_err(|e| io_err(&tmp, e))?;
+            for (key, obj) in &snapshot {
+                match obj {
+                    Obj::Bytes(data) => {
+                        let opts =
+                            if data.len() as u64 >= u32::MAX as u64 { options.large_file(true) } else { options };
+                        zw.start_file(key.as_str(), opts).map_err(zerr)?;
+                        zw.write_all(data).map_err(|e| io_err(&tmp, e))?;
+                    }
+                    Obj::Entry { index, .. } => {
+                        let Some(src) = entry_source(obj) else { continue };
+                        let mut archive = src.archive.clone();
+                        let entry = archive.by_index_raw(*index).map_err(|e| corrupt(&src.path, e))?;
+                        zw.raw_copy_file_rename(entry, key.as_str()).map_err(zerr)?;
+                    }
+                }
             }
-            let mut w = zw.finish().map_err(|e| MapError::Corrupt(e.to_string()))?;
-            w.flush().map_err(|e| io_err(&tmp, e))?;
-            fs::rename(&tmp, &self.path).map_err(|e| io_err(&self.path, e))
+            for (src, index) in &foreign {
+                let mut archive = src.archive.clone();
+                let entry = archive.by_index_raw(*index).map_err(|e| corrupt(&src.path, e))?;
+                zw.raw_copy_file(entry).map_err(zerr)?;
+            }
+            let w = zw.finish().map_err(zerr)?;
+            w.into_inner().map_err(|e| io_err(&tmp, e.into_error()))
         })();
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
+        let file = match written {
+            Ok(f) => f,
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                return Err(e);
+            }
+        };
+        // The archive is written at flush (nc_sync/nc_close): sync it now.
+        commit_temp(file, &tmp, &self.path, *DURABILITY != Durability::Off).map_err(|e| io_err(&self.path, e))?;
+        sync_dir(dir).map_err(|e| io_err(dir, e))?;
+        // From now on read from the new archive, and let go of the objects
+        // held in memory (unless they changed meanwhile).
+        let src = open_archive(&self.path)?;
+        let mut by_name = std::collections::HashMap::new();
+        let mut new_foreign = Vec::new();
+        for i in 0..src.archive.len() {
+            let entry = src.archive.by_index_data(i).map_err(|e| corrupt(&self.path, e))?;
+            match entry.name() {
+                Ok(n) if i < snapshot.len() => {
+                    by_name.insert(n.into_owned(), Obj::Entry { src: src.clone(), index: i, size: entry.size() });
+                }
+                _ => new_foreign.push((src.clone(), i)),
+            }
         }
-        result
+        let after: Vec<Obj> =
+            snapshot.iter().map(|(k, old)| by_name.remove(k.as_str()).unwrap_or_else(|| old.clone())).collect();
+        self.objects.rebase(&snapshot, after);
+        *self.foreign.lock().unwrap_or_else(|p| p.into_inner()) = new_foreign;
+        Ok(())
+    }
+}
+
+/// The archive an entry object is read from.
+fn entry_source(obj: &Obj) -> Option<Arc<ArchiveSource>> {
+    match obj {
+        Obj::Entry { src, .. } => src.clone().as_any().downcast::<ArchiveSource>().ok(),
+        Obj::Bytes(_) => None,
     }
 }
 

@@ -1,0 +1,127 @@
+//! Resource limits for everything whose size comes from input: metadata,
+//! chunk shapes and headers, zip headers, caller arguments.
+//!
+//! A store is untrusted input. Every buffer sized from it is checked
+//! against one of these limits and allocated fallibly ([`try_zeroed`],
+//! [`try_reserve`]), so a hostile or corrupt store gives an error (the
+//! engine reports `NC_ENOMEM`, `NC_EMAXDIMS`, `NC_ENCZARR`, ...) instead of
+//! aborting the process. The limits are read once, from the environment
+//! variables below, falling back to the documented defaults
+//! (docs/RELIABILITY.md). This module knows nothing of netCDF, so every
+//! layer may use it.
+
+use std::sync::LazyLock;
+
+const GIB: u64 = 1 << 30;
+const MIB: u64 = 1 << 20;
+
+/// The limits in force.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Largest decoded chunk held in memory (`NCZARR_RS_MAX_CHUNK_BYTES`,
+    /// default 4 GiB). Larger chunks are still readable through byte
+    /// ranges when uncompressed, and missing ones read as fill values.
+    pub max_chunk_bytes: u64,
+    /// Largest object a driver reads or writes whole, and the end offset of
+    /// a ranged write (`NCZARR_RS_MAX_OBJECT_BYTES`, default 8 GiB): zip
+    /// entries, `nczmap_write` offsets, stored chunks.
+    pub max_object_bytes: u64,
+    /// Largest JSON metadata object (`.zgroup`, `.zarray`, `.zattrs`,
+    /// `.zmetadata`, ...) (`NCZARR_RS_MAX_METADATA_BYTES`, default 16 MiB).
+    /// Parsed JSON takes up to ~16 times its text size in memory, so this
+    /// bounds what one object costs at open.
+    pub max_metadata_bytes: u64,
+    /// Most groups in one dataset (`NCZARR_RS_MAX_GROUPS`, default and
+    /// maximum 65535: the group id is the low 16 bits of an ncid).
+    pub max_groups: usize,
+    /// Deepest group nesting (`NCZARR_RS_MAX_DEPTH`, default 10000).
+    pub max_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_chunk_bytes: 4 * GIB,
+            max_object_bytes: 8 * GIB,
+            max_metadata_bytes: 16 * MIB,
+            max_groups: 0xffff,
+            max_depth: 10_000,
+        }
+    }
+}
+
+fn env_u64(name: &str) -> Option<u64> {
+    std::env::var(name).ok()?.trim().parse().ok().filter(|&n| n > 0)
+}
+
+static LIMITS: LazyLock<Limits> = LazyLock::new(|| {
+    let d = Limits::default();
+    let size = |n: &str, dflt: u64| env_u64(n).unwrap_or(dflt);
+    let count = |n: &str, dflt: usize| env_u64(n).map(|v| v.min(usize::MAX as u64) as usize).unwrap_or(dflt);
+    Limits {
+        max_chunk_bytes: size("NCZARR_RS_MAX_CHUNK_BYTES", d.max_chunk_bytes),
+        max_object_bytes: size("NCZARR_RS_MAX_OBJECT_BYTES", d.max_object_bytes),
+        max_metadata_bytes: size("NCZARR_RS_MAX_METADATA_BYTES", d.max_metadata_bytes),
+        max_groups: count("NCZARR_RS_MAX_GROUPS", d.max_groups).min(0xffff),
+        max_depth: count("NCZARR_RS_MAX_DEPTH", d.max_depth),
+    }
+});
+
+/// The limits in force (read from the environment on first use).
+pub fn limits() -> &'static Limits {
+    &LIMITS
+}
+
+/// Why a buffer could not be had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooLarge {
+    pub wanted: u64,
+    pub limit: u64,
+}
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.wanted > self.limit {
+            write!(f, "{} bytes exceed the limit of {} bytes", self.wanted, self.limit)
+        } else {
+            write!(f, "cannot allocate {} bytes", self.wanted)
+        }
+    }
+}
+
+/// Checks `n` against `limit` and converts it to `usize`.
+pub fn check(n: u64, limit: u64) -> Result<usize, TooLarge> {
+    match usize::try_from(n) {
+        Ok(u) if n <= limit && u <= isize::MAX as usize => Ok(u),
+        _ => Err(TooLarge { wanted: n, limit }),
+    }
+}
+
+/// Makes room for `additional` more bytes in `buf`, or fails (never aborts).
+pub fn try_reserve(buf: &mut Vec<u8>, additional: usize) -> Result<(), TooLarge> {
+    buf.try_reserve_exact(additional).map_err(|_| TooLarge { wanted: additional as u64, limit: u64::MAX })
+}
+
+/// A zeroed buffer of `n` bytes, `n` at most `limit`, or an error.
+pub fn try_zeroed(n: u64, limit: u64) -> Result<Vec<u8>, TooLarge> {
+    let n = check(n, limit)?;
+    let mut v = Vec::new();
+    try_reserve(&mut v, n)?;
+    v.resize(n, 0);
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fallible() {
+        assert_eq!(try_zeroed(16, 16).unwrap(), vec![0; 16]);
+        assert!(try_zeroed(17, 16).is_err());
+        assert!(try_zeroed(1 << 62, u64::MAX).is_err());
+        let mut v = vec![1u8];
+        assert!(try_reserve(&mut v, usize::MAX / 2).is_err());
+        assert!(check(u64::MAX, u64::MAX).is_err());
+    }
+}
