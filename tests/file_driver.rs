@@ -112,3 +112,35 @@ fn zip_refuses_to_clobber_non_zip_files_and_rejects_them_on_open() {
     let s2 = Driver::Zip.create(z.to_str().unwrap(), true).unwrap();
     assert_eq!(s2.list_dir(&StoreKey::root()).unwrap(), Some(vec![]));
 }
+
+#[test]
+fn zip_archives_in_netcdf_c_layout_are_read_and_rewritten_with_their_root() {
+    // netCDF-C's NCZarr writes x.zip as "x/", "x/.zgroup", ...: the first
+    // entry's name is the dataset root.
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.zip");
+    {
+        let mut zw = zip::ZipWriter::new(fs::File::create(&path).unwrap());
+        let o = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+        zw.add_directory("x/", o).unwrap();
+        zw.start_file("x/.zgroup", o).unwrap();
+        zw.write_all(br#"{"zarr_format": 2}"#).unwrap();
+        zw.start_file("x/v/.zarray", o).unwrap();
+        zw.write_all(b"{}").unwrap();
+        zw.finish().unwrap();
+    }
+    let loc = path.to_str().unwrap();
+    let s = Driver::Zip.open(loc, true).unwrap();
+    assert_eq!(s.get(&k("/.zgroup")).unwrap().unwrap(), br#"{"zarr_format": 2}"#);
+    assert_eq!(s.list_dir(&StoreKey::root()).unwrap().unwrap(), vec![".zgroup".to_string(), "v".to_string()]);
+    s.set(&k("/v/0"), b"chunk").unwrap();
+    s.flush().unwrap();
+    drop(s);
+    let archive = zip::ZipArchive::new(fs::File::open(&path).unwrap()).unwrap();
+    let names: Vec<String> = archive.file_names().map(|n| n.unwrap().into_owned()).collect();
+    assert_eq!(names[0], "x/", "the root entry stays first, as netCDF-C reads it");
+    assert!(names.contains(&"x/v/0".to_string()) && !names.contains(&"v/0".to_string()), "{names:?}");
+    let s = Driver::Zip.open(loc, false).unwrap();
+    assert_eq!(s.get(&k("/v/0")).unwrap().unwrap(), b"chunk");
+}

@@ -1,5 +1,11 @@
 //! The `zip` driver: a dataset is one zip archive, its root the archive's
-//! root (zipping a `file` dataset's directory from inside gives one).
+//! root (zipping a `file` dataset's directory from inside gives one; so do
+//! zarr-python's `ZipStore` and this driver). An archive written by
+//! netCDF-C's NCZarr holds everything below one top directory named after
+//! the file (`x.zip` holds `x/`, `x/.zgroup`, ...); netCDF-C takes the first
+//! entry's name as that root. Such an archive (first entry a one-segment
+//! directory, no Zarr metadata at the archive root) is read and rewritten
+//! with that root, its directory entry kept first.
 //!
 //! Opening reads only the archive's central directory: an object's bytes
 //! are read from the archive when asked for, each entry checked against
@@ -115,6 +121,8 @@ pub struct ZipStore {
     location: String,
     writable: bool,
     objects: ObjectMap,
+    /// What entry names start with: `""`, or netCDF-C's `"<name>/"`.
+    root: Mutex<String>,
     /// Entries whose names are not store keys, copied verbatim on write-back.
     foreign: Mutex<Vec<(Arc<ArchiveSource>, usize)>>,
     dirty: AtomicBool,
@@ -190,13 +198,14 @@ impl ZipStore {
     /// Adds every entry of `src` to the store: objects by key, the rest as
     /// foreign entries. The last entry of a name wins.
     fn index(&self, src: &Arc<ArchiveSource>) -> MapResult<()> {
+        let root = netcdf_c_root(&src.archive);
         let mut foreign = Vec::new();
         for i in 0..src.archive.len() {
             let entry = src.archive.by_index_data(i).map_err(|e| corrupt(&self.path, e))?;
             // an absolute name is outside the root: not an object (kept verbatim)
             let key = match std::str::from_utf8(entry.name_raw()) {
                 Ok(name) if !entry.is_dir() && !name.starts_with('/') => {
-                    StoreKey::parse(name.trim_start_matches("./")).ok()
+                    name.strip_prefix(root.as_str()).and_then(|n| StoreKey::parse(n.trim_start_matches("./")).ok())
                 }
                 _ => None,
             };
@@ -207,6 +216,7 @@ impl ZipStore {
             }
         }
         *self.foreign.lock().unwrap_or_else(|p| p.into_inner()) = foreign;
+        *self.root.lock().unwrap_or_else(|p| p.into_inner()) = root;
         Ok(())
     }
 
@@ -216,6 +226,7 @@ impl ZipStore {
             path,
             writable,
             objects: ObjectMap::default(),
+            root: Mutex::default(),
             foreign: Mutex::default(),
             dirty: AtomicBool::new(false),
             writing: Mutex::new(()),
@@ -239,6 +250,7 @@ impl ZipStore {
         let dir = self.path.parent().unwrap_or(Path::new("."));
         let snapshot = self.objects.snapshot();
         let foreign = self.foreign.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let root = self.root.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let (tmp, file) = create_temp(dir, &temp_stem(&self.path)).map_err(|e| io_err(dir, e))?;
         let zerr = |e: zip::result::ZipError| MapError::Corrupt(format!("{}: {e}", tmp.display()));
         let written = (|| -> MapResult<fs::File> {
@@ -246,26 +258,29 @@ impl ZipStore {
             let options = zip::write::SimpleFileOptions::default()
                 .compression_method(zip::CompressionMethod::Stored)
                 .large_file(false);
+            // Entries that are not objects first: a netCDF-C archive's root
+            // directory entry must stay the first entry.
+            for (src, index) in &foreign {
+                let mut archive = src.archive.clone();
+                let entry = archive.by_index_raw(*index).map_err(|e| corrupt(&src.path, e))?;
+                zw.raw_copy_file(entry).map_err(zerr)?;
+            }
             for (key, obj) in &snapshot {
+                let name = format!("{root}{}", key.as_str());
                 match obj {
                     Obj::Bytes(data) => {
                         let opts =
                             if data.len() as u64 >= u32::MAX as u64 { options.large_file(true) } else { options };
-                        zw.start_file(key.as_str(), opts).map_err(zerr)?;
+                        zw.start_file(name.as_str(), opts).map_err(zerr)?;
                         zw.write_all(data).map_err(|e| io_err(&tmp, e))?;
                     }
                     Obj::Entry { index, .. } => {
                         let Some(src) = entry_source(obj) else { continue };
                         let mut archive = src.archive.clone();
                         let entry = archive.by_index_raw(*index).map_err(|e| corrupt(&src.path, e))?;
-                        zw.raw_copy_file_rename(entry, key.as_str()).map_err(zerr)?;
+                        zw.raw_copy_file_rename(entry, name.as_str()).map_err(zerr)?;
                     }
                 }
-            }
-            for (src, index) in &foreign {
-                let mut archive = src.archive.clone();
-                let entry = archive.by_index_raw(*index).map_err(|e| corrupt(&src.path, e))?;
-                zw.raw_copy_file(entry).map_err(zerr)?;
             }
             let w = zw.finish().map_err(zerr)?;
             w.into_inner().map_err(|e| io_err(&tmp, e.into_error()))
@@ -285,11 +300,13 @@ impl ZipStore {
         let src = open_archive(&self.path)?;
         let mut by_name = std::collections::HashMap::new();
         let mut new_foreign = Vec::new();
+        // The foreign entries were written first, then one per object.
         for i in 0..src.archive.len() {
             let entry = src.archive.by_index_data(i).map_err(|e| corrupt(&self.path, e))?;
             match entry.name() {
-                Ok(n) if i < snapshot.len() => {
-                    by_name.insert(n.into_owned(), Obj::Entry { src: src.clone(), index: i, size: entry.size() });
+                Ok(n) if i >= foreign.len() => {
+                    let key = n.strip_prefix(root.as_str()).unwrap_or(&n).to_string();
+                    by_name.insert(key, Obj::Entry { src: src.clone(), index: i, size: entry.size() });
                 }
                 _ => new_foreign.push((src.clone(), i)),
             }
@@ -300,6 +317,20 @@ impl ZipStore {
         *self.foreign.lock().unwrap_or_else(|p| p.into_inner()) = new_foreign;
         Ok(())
     }
+}
+
+/// netCDF-C's root directory entry (`"<name>/"`), when the archive has the
+/// layout netCDF-C writes: a first entry that is a one-segment directory,
+/// and no Zarr metadata at the archive's root. Else `""`.
+fn netcdf_c_root(archive: &Archive) -> String {
+    const ROOT_METADATA: &[&[u8]] = &[b".zgroup", b".zattrs", b".zarray", b".zmetadata", b".nczarr", b"zarr.json"];
+    let Some(first) = archive.file_names_raw().next() else { return String::new() };
+    let Some(name) = first.strip_suffix(b"/") else { return String::new() };
+    let one_dir = !name.is_empty() && !name.contains(&b'/') && !name.starts_with(b".");
+    if !one_dir || archive.file_names_raw().any(|n| ROOT_METADATA.contains(&n)) {
+        return String::new();
+    }
+    String::from_utf8(first.to_vec()).unwrap_or_default()
 }
 
 /// The archive an entry object is read from.

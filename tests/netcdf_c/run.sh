@@ -21,8 +21,20 @@ mkdir -p "$work"
 # netCDF-C's other C test programs, S3 or filter plugins, and are not run).
 # zmapio is our own program with the output of netCDF-C's test utility of
 # that name (zmapio.c here, built below against our header and library).
-tests=(run_ncgen4.sh run_misc.sh run_purezarr.sh run_interop.sh run_newformat.sh
-       run_scalar.sh run_strings.sh run_nulls.sh run_jsonconvention.sh run_oldkeys.sh run_nczarr_fill.sh)
+# Not run, because we differ from netCDF-C 4.10.1 on purpose
+# (docs/COMPATIBILITY.md, "Where we answer differently"):
+# - run_newformat.sh: reading a store as pure Zarr, a subgroup variable whose
+#   _ARRAY_DIMENSIONS names an ancestor's dimension of the same length reuses
+#   it; netCDF-C declares a second one in the subgroup.
+# - run_strings.sh, run_nulls.sh: a pure-Zarr scalar is a 0-d array, as
+#   zarr-python writes it; netCDF-C 4.10.1 writes shape [1] with a
+#   `_scalar_` dimension (run_nulls also needs an ncgen newer than Debian's
+#   4.9.0, which turns '\0' into 48).
+# - run_jsonconvention.sh: netCDF-C writes a char attribute whose text its
+#   lenient parser accepts as raw JSON even when it is not JSON
+#   (`[0.,0.,1.]`), and integral doubles as `1`; we keep .zattrs valid JSON
+#   and write `1.0`.
+tests=(run_ncgen4.sh run_misc.sh run_purezarr.sh run_interop.sh run_scalar.sh run_oldkeys.sh run_nczarr_fill.sh)
 
 # The newest netCDF-C's tests: Debian unstable's source package (4.10.1 at
 # the time of writing). Only its source is downloaded; nothing is installed.
