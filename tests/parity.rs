@@ -191,3 +191,38 @@ fn json_attributes() {
         assert_eq!(nc_close(nc), 0);
     }
 }
+
+/// Dispatcher answers that differed from netCDF-C's NCZarr (issue 11,
+/// "everything else NCZ_dispatcher implements").
+#[test]
+fn dispatcher_answers_as_netcdf_c() {
+    unsafe {
+        let (nc, _x, v) = dataset_with_var("dispatcher", 4, NC_INT);
+        let mut s = 0;
+        assert_eq!(nc_def_var(nc, c"s".as_ptr(), NC_DOUBLE, 0, std::ptr::null(), &mut s), NC_NOERR);
+        // NCZ_def_var_chunking: no storage setting applies to a scalar.
+        assert_eq!(nc_def_var_chunking(nc, s, NC_CHUNKED, std::ptr::null()), NC_EINVAL);
+        assert_eq!(nc_def_var_chunking(nc, s, NC_CONTIGUOUS, std::ptr::null()), NC_EINVAL);
+        assert_eq!(nc_def_var_chunking(nc, v, NC_CHUNKED, [2usize].as_ptr()), NC_NOERR);
+        // NC4_inq_user_type: atomic types are not user types.
+        let mut size = 0usize;
+        assert_eq!(
+            nczarr_rs::ffi::compat::nc_inq_user_type(
+                nc,
+                NC_INT,
+                std::ptr::null_mut(),
+                &mut size,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut()
+            ),
+            NC_EBADTYPE
+        );
+        // NCZ_inq_filter_avail: ids outside HDF5's range are NC_EINVAL.
+        assert_eq!(nc_inq_filter_avail(nc, 99999), NC_EINVAL);
+        assert_eq!(nc_inq_filter_avail(nc, 0), NC_EINVAL);
+        assert_eq!(nc_inq_filter_avail(nc, 12345), NC_ENOFILTER);
+        assert_eq!(nc_inq_filter_avail(nc, 1), NC_NOERR);
+        assert_eq!(nc_close(nc), NC_NOERR);
+    }
+}

@@ -416,6 +416,11 @@ impl Dataset {
         self.check_writable()?;
         self.check_var_not_persisted(gid, varid)?;
         let v = self.var(gid, varid)?.clone();
+        if v.is_scalar() {
+            // netCDF-C's NCZarr (NCZ_def_var_chunking): no storage setting
+            // applies to a scalar, whatever is asked.
+            return Err(NcError::new(NC_EINVAL));
+        }
         let shape = self.var_shape(&v);
         let unlim = self.var_unlimited(&v);
         let chunks = match storage {
@@ -425,31 +430,25 @@ impl Dataset {
                 }
                 shape.iter().map(|&l| l.max(1)).collect()
             }
-            NC_CHUNKED => {
-                if v.is_scalar() {
-                    vec![]
-                } else {
-                    match sizes {
-                        None => default_chunks(&shape, &unlim, type_size(v.nctype).unwrap_or(1)),
-                        Some(s) => {
-                            if s.len() != shape.len() {
-                                return Err(NcError::new(NC_EINVAL));
-                            }
-                            let mut bytes = type_size(v.nctype).unwrap_or(1) as f64;
-                            for (i, &c) in s.iter().enumerate() {
-                                if c == 0 || (!unlim[i] && shape[i] > 0 && c > shape[i]) {
-                                    return Err(NcError::new(NC_EBADCHUNK));
-                                }
-                                bytes *= c as f64;
-                            }
-                            if bytes > u32::MAX as f64 {
-                                return Err(NcError::new(NC_EBADCHUNK));
-                            }
-                            s.to_vec()
-                        }
+            NC_CHUNKED => match sizes {
+                None => default_chunks(&shape, &unlim, type_size(v.nctype).unwrap_or(1)),
+                Some(s) => {
+                    if s.len() != shape.len() {
+                        return Err(NcError::new(NC_EINVAL));
                     }
+                    let mut bytes = type_size(v.nctype).unwrap_or(1) as f64;
+                    for (i, &c) in s.iter().enumerate() {
+                        if c == 0 || (!unlim[i] && shape[i] > 0 && c > shape[i]) {
+                            return Err(NcError::new(NC_EBADCHUNK));
+                        }
+                        bytes *= c as f64;
+                    }
+                    if bytes > u32::MAX as f64 {
+                        return Err(NcError::new(NC_EBADCHUNK));
+                    }
+                    s.to_vec()
                 }
-            }
+            },
             _ => return Err(NcError::new(NC_EINVAL)),
         };
         let v = self.var_mut(gid, varid)?;

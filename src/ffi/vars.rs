@@ -474,6 +474,12 @@ pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
 
 fn filter_avail(ncid: c_int, id: c_uint) -> NcResult<()> {
     read(ncid, |_, _| Ok(()))?;
+    // netCDF-C's NCZarr: an id outside HDF5's filter range (H5Z_FILTER_MAX,
+    // 65535, in HDF5's H5Zpublic.h) is NC_EINVAL.
+    const H5Z_FILTER_MAX: c_uint = 65535;
+    if id == 0 || id >= H5Z_FILTER_MAX {
+        return Err(NcError::new(NC_EINVAL));
+    }
     match id {
         H5Z_FILTER_DEFLATE | H5Z_FILTER_SHUFFLE | H5Z_FILTER_ZSTD | H5Z_FILTER_BLOSC => Ok(()),
         _ => Err(NcError::new(NC_ENOFILTER)),
