@@ -886,9 +886,9 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
                             shape.len()
                         )));
                     }
-                    anonymous_dims(ds, gid, &shape)?
+                    anonymous_dims(ds, &shape)?
                 }
-                _ => anonymous_dims(ds, gid, &shape)?,
+                _ => anonymous_dims(ds, &shape)?,
             }
         }
     };
@@ -941,26 +941,11 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
     Ok(())
 }
 
-/// Pure Zarr without dimension names: one dimension per distinct length in
-/// the variable's own group, named `_Anonymous_Dim_<len>`, as netCDF-C 4.9.3+
-/// does (a subgroup declares its own, even where an ancestor has one of the
-/// same length: netCDF-C's `ref_newformatpure.cdl`).
-fn anonymous_dims(ds: &mut Dataset, gid: usize, shape: &[u64]) -> NcResult<Vec<usize>> {
-    let mut ids = Vec::with_capacity(shape.len());
-    for &len in shape {
-        let name = format!("_Anonymous_Dim_{len}");
-        let own = ds.groups[gid].dims.iter().copied().find(|&d| ds.dims[d].name == name);
-        ids.push(match own {
-            Some(d) => d,
-            None => {
-                let id = ds.dims.len();
-                ds.dims.push(Dim { name, len, unlimited: false, group: gid });
-                ds.groups[gid].dims.push(id);
-                id
-            }
-        });
-    }
-    Ok(ids)
+/// Pure Zarr without dimension names: one root dimension per distinct
+/// length, named `_Anonymous_Dim_<len>`, as netCDF-C 4.9.3+ does (for a
+/// variable in any group: the harness's zarr-python dataset checks it).
+fn anonymous_dims(ds: &mut Dataset, shape: &[u64]) -> NcResult<Vec<usize>> {
+    shape.iter().map(|&len| named_dim(ds, 0, &format!("_Anonymous_Dim_{len}"), len, 0)).collect()
 }
 
 #[cfg(test)]
