@@ -6,9 +6,11 @@
 //! * [`engine`]: netCDF semantics (constants, errors, data model, metadata).
 //! * [`map`]: key/object stores and their drivers; knows nothing of netCDF.
 //! * [`limits`]: the resource limits every layer checks input against.
+//! * `process`: thread pools and runtimes made again in a forked child.
 
 pub mod codec;
 pub mod engine;
 pub mod ffi;
 pub mod limits;
 pub mod map;
+pub(crate) mod process;

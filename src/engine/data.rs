@@ -18,6 +18,7 @@ use super::model::{native_endian, Dataset, Var};
 use super::types::{range_result, Values};
 use super::{NcError, NcResult};
 use crate::map::{Store, StoreKey};
+use crate::process::PerProcess;
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,11 +31,20 @@ thread_local! {
 }
 
 /// Chunk work on network stores (`Store::io_bound`): as many requests in
-/// flight as this, whatever the number of cores.
-pub(crate) static IO_POOL: std::sync::LazyLock<rayon::ThreadPool> = std::sync::LazyLock::new(|| {
+/// flight as this, whatever the number of cores. Per process (`fork`).
+pub(crate) static IO_POOL: PerProcess<rayon::ThreadPool> = PerProcess::new(|| {
     rayon::ThreadPoolBuilder::new()
         .num_threads(32)
         .thread_name(|i| format!("nczarr-rs-io-{i}"))
+        .build()
+        .expect("a thread pool can be built")
+});
+
+/// Chunk work on local stores: one thread per core. Not rayon's global pool,
+/// which a forked child could not use (`crate::process`).
+pub(crate) static CPU_POOL: PerProcess<rayon::ThreadPool> = PerProcess::new(|| {
+    rayon::ThreadPoolBuilder::new()
+        .thread_name(|i| format!("nczarr-rs-cpu-{i}"))
         .build()
         .expect("a thread pool can be built")
 });
@@ -48,11 +58,8 @@ where
     if !parallel || combos.len() < 2 {
         return combos.iter().try_for_each(work);
     }
-    if store.io_bound() {
-        IO_POOL.install(|| combos.par_iter().try_for_each(work))
-    } else {
-        combos.par_iter().try_for_each(work)
-    }
+    let pool = if store.io_bound() { &IO_POOL } else { &CPU_POOL };
+    pool.get().install(|| combos.par_iter().try_for_each(work))
 }
 
 /// A read touching at most this fraction of a chunk, in at most

@@ -324,7 +324,7 @@ pub fn write_metadata(ds: &mut Dataset) -> NcResult<()> {
     if ds.store.io_bound() {
         // network stores: the objects are independent, send them together
         let store = ds.store.clone();
-        super::data::IO_POOL.install(|| todo.par_iter().try_for_each(|(key, bytes)| store.set(key, bytes)))?;
+        super::data::IO_POOL.get().install(|| todo.par_iter().try_for_each(|(key, bytes)| store.set(key, bytes)))?;
     } else {
         // local stores: one after another (creates in one directory serialise
         // in the kernel; parallel writes measured slower)
@@ -622,7 +622,7 @@ pub fn read_dataset(
         }
         let max = crate::limits::limits().max_metadata_bytes;
         let got: Vec<crate::map::MapResult<Option<Vec<u8>>>> =
-            super::data::IO_POOL.install(|| keys.par_iter().map(|k| store.get_max(k, max)).collect());
+            super::data::IO_POOL.get().install(|| keys.par_iter().map(|k| store.get_max(k, max)).collect());
         for (k, v) in keys.into_iter().zip(got) {
             r.prefetched.insert(k, v?);
         }

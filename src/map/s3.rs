@@ -24,11 +24,11 @@ use object_store::path::Path as OsPath;
 use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
-use std::sync::LazyLock;
 
 /// One runtime for all S3 stores; worker threads do the network I/O while
 /// the calling (C or rayon) thread blocks.
-static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
+/// Per process: a forked child gets its own (`crate::process`).
+static RUNTIME: crate::process::PerProcess<tokio::runtime::Runtime> = crate::process::PerProcess::new(|| {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(4)
         .thread_name("nczarr-rs-s3")
@@ -38,7 +38,7 @@ static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
 });
 
 fn block<F: Future>(f: F) -> F::Output {
-    RUNTIME.block_on(f)
+    RUNTIME.get().block_on(f)
 }
 
 /// Objects that mark a key prefix as a Zarr store that `create` may replace.
