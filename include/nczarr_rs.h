@@ -1106,8 +1106,9 @@ int nc_def_var_szip(int ncid, int varid, int options_mask, int pixels_per_block)
 int nc_inq_var_szip(int ncid, int varid, int *options_maskp, int *pixels_per_blockp);
 
 /**
- * Turning Fletcher-32 off is a no-op (netCDF-C 4.9.2 wrongly adds the
- * filter then); turning it on is `NC_ENOFILTER` (no plugin in this build).
+ * Fletcher-32 checksums (filter 3, numcodecs' `fletcher32`), appended to
+ * the variable's filters. Turning it off is a no-op, as in netCDF-C (which
+ * never removes a filter; 4.9.2 wrongly adds it then).
  */
 int nc_def_var_fletcher32(int ncid, int varid, int fletcher32);
 
@@ -3226,10 +3227,12 @@ int nc_def_var_deflate(int ncid, int varid, int shuffle, int deflate, int deflat
 
 /**
  * The HDF5-style filter API for the filters this build has: deflate (1,
- * one parameter: the level), shuffle (2) and Zstandard (32015, one
- * parameter: the level, negative ones as their two's complement) and
- * Blosc (32001, seven parameters as `nc_def_var_blosc` passes them).
- * Others: `NC_ENOFILTER`.
+ * one parameter: the level), shuffle (2), Fletcher-32 (3, no parameter),
+ * bzip2 (307, one parameter: the level 1-9), Zstandard (32015, one
+ * parameter: the level, negative ones as their two's complement), Blosc
+ * (32001, seven parameters as `nc_def_var_blosc` passes them) and LZ4
+ * (32004, optionally one parameter: numcodecs' acceleration). Others:
+ * `NC_ENOFILTER`.
  *
  * # Safety
  * `parms` holds `nparams` values (it may be NULL when `nparams` is 0).
@@ -3242,20 +3245,20 @@ int nc_def_var_filter(int ncid,
 
 /**
  * `NC_NOERR` for the filters this build can encode and decode (deflate,
- * shuffle, zstd, blosc), `NC_ENOFILTER` for any other.
+ * shuffle, fletcher32, bzip2, zstd, blosc, lz4), `NC_ENOFILTER` for any
+ * other.
  */
 int nc_inq_filter_avail(int ncid, unsigned int id);
 
 /**
- * bzip2 at `level` 1-9 (netCDF-C's `netcdf_filter.h`). bzip2 is not
- * built into this library: `NC_ENOFILTER`, as netCDF-C without the plugin.
+ * bzip2 at `level` 1-9 (netCDF-C's `netcdf_filter.h`, filter 307), stored
+ * as numcodecs' `bz2`; another level is `NC_EINVAL`.
  */
 int nc_def_var_bzip2(int ncid, int varid, int level);
 
 /**
- * Whether the variable is bzip2-compressed: `NC_ENOFILTER` (bzip2 is not
- * built in), with `*hasfilterp` and `*levelp` set to 0, as netCDF-C
- * without the plugin.
+ * Whether the variable is bzip2-compressed, and at which level (0
+ * without the filter).
  *
  * # Safety
  * Outputs are NULL or point to `int`s.

@@ -432,3 +432,102 @@ fn blosc_filter() {
         assert_eq!(nc_close(nc), 0);
     }
 }
+
+/// Fletcher-32 (3), bzip2 (307) and LZ4 (32004): the filter API, the
+/// numcodecs JSON and chunk bytes they write, the round trip, and a bad
+/// checksum on read.
+#[test]
+fn checksum_bzip2_lz4_filters() {
+    use nczarr_rs::ffi::compat::nc_def_var_fletcher32;
+    let dir = tempfile::tempdir().unwrap();
+    let path = CString::new(format!("file://{}/c.zarr#mode=nczarr,file", dir.path().display())).unwrap();
+    unsafe {
+        let (mut nc, mut x, mut f, mut b, mut l, mut s) = (0, 0, 0, 0, 0, 0);
+        assert_eq!(nc_create(path.as_ptr(), NC_CLOBBER, &mut nc), 0);
+        assert_eq!(nc_def_dim(nc, c"x".as_ptr(), 1000, &mut x), 0);
+        for (name, id) in [(c"f", &mut f), (c"b", &mut b), (c"l", &mut l)] {
+            assert_eq!(nc_def_var(nc, name.as_ptr(), NC_INT, 1, &x, id), 0);
+        }
+        assert_eq!(nc_def_var(nc, c"s".as_ptr(), NC_STRING, 1, &x, &mut s), 0);
+        for id in [H5Z_FILTER_FLETCHER32, H5Z_FILTER_BZIP2, 32004] {
+            assert_eq!(nc_inq_filter_avail(nc, id), 0, "filter {id}");
+        }
+        // Fletcher-32 then deflate, in definition order
+        assert_eq!(nc_def_var_fletcher32(nc, f, 0), 0);
+        let mut on = -1;
+        assert_eq!(nc_inq_var_fletcher32(nc, f, &mut on), 0);
+        assert_eq!(on, 0);
+        assert_eq!(nc_def_var_fletcher32(nc, f, 1), 0);
+        assert_eq!(nc_def_var_fletcher32(nc, s, 1), NC_EFILTER);
+        assert_eq!(nc_def_var_deflate(nc, f, 0, 1, 5), 0);
+        // bzip2: levels 1-9, one parameter
+        let (mut has, mut level) = (-1, -1);
+        assert_eq!(nc_def_var_bzip2(nc, b, 0), NC_EINVAL);
+        assert_eq!(nc_def_var_bzip2(nc, b, 10), NC_EINVAL);
+        assert_eq!(nc_def_var_filter(nc, b, H5Z_FILTER_BZIP2, 2, [1u32, 2].as_ptr()), NC_EFILTER);
+        assert_eq!(nc_def_var_filter(nc, b, H5Z_FILTER_BZIP2, 1, &0u32), NC_EINVAL);
+        assert_eq!(nc_inq_var_bzip2(nc, b, &mut has, &mut level), 0);
+        assert_eq!((has, level), (0, 0));
+        assert_eq!(nc_def_var_filter(nc, b, H5Z_FILTER_BZIP2, 1, &3u32), 0);
+        assert_eq!(nc_def_var_bzip2(nc, b, 9), 0); // replaces the level
+                                                   // LZ4: no parameter (acceleration 1) or one
+        assert_eq!(nc_def_var_filter(nc, l, 32004, 2, [1u32, 2].as_ptr()), NC_EFILTER);
+        assert_eq!(nc_def_var_filter(nc, l, 32004, 0, std::ptr::null()), 0);
+        let vals: Vec<i32> = (0..1000).map(|i| i / 10).collect();
+        for v in [f, b, l] {
+            assert_eq!(nc_put_var_int(nc, v, vals.as_ptr()), 0);
+        }
+        assert_eq!(nc_def_var_bzip2(nc, b, 1), NC_ELATEDEF);
+        assert_eq!(nc_close(nc), 0);
+
+        let meta = |v: &str| -> serde_json::Value {
+            let text = std::fs::read_to_string(dir.path().join(format!("c.zarr/{v}/.zarray"))).unwrap();
+            serde_json::from_str(&text).unwrap()
+        };
+        use serde_json::json;
+        assert_eq!(meta("f")["filters"], json!([{"id": "fletcher32"}]));
+        assert_eq!(meta("f")["compressor"], json!({"id": "zlib", "level": 5}));
+        assert_eq!(meta("b")["compressor"], json!({"id": "bz2", "level": 9}));
+        assert_eq!(meta("l")["compressor"], json!({"id": "lz4", "acceleration": 1}));
+        let chunk = |v: &str| std::fs::read(dir.path().join(format!("c.zarr/{v}/0"))).unwrap();
+        assert_eq!(&chunk("b")[..4], b"BZh9");
+        assert_eq!(chunk("l")[..4], 4000u32.to_le_bytes());
+
+        assert_eq!(nc_open(path.as_ptr(), NC_NOWRITE, &mut nc), 0);
+        for v in [f, b, l] {
+            let mut back = vec![0i32; 1000];
+            assert_eq!(nc_get_var_int(nc, v, back.as_mut_ptr()), 0);
+            assert_eq!(back, vals);
+        }
+        assert_eq!(nc_inq_var_fletcher32(nc, f, &mut on), 0);
+        assert_eq!(on, 1);
+        let mut ids = [0u32; 4];
+        let mut n = 0usize;
+        assert_eq!(nc_inq_var_filter_ids(nc, f, &mut n, ids.as_mut_ptr()), 0);
+        assert_eq!(&ids[..n], &[H5Z_FILTER_FLETCHER32, H5Z_FILTER_DEFLATE]);
+        assert_eq!(nc_inq_var_filter_info(nc, f, H5Z_FILTER_FLETCHER32, &mut n, std::ptr::null_mut()), 0);
+        assert_eq!(n, 0);
+        assert_eq!(nc_inq_var_bzip2(nc, b, &mut has, &mut level), 0);
+        assert_eq!((has, level), (1, 9));
+        let mut p = [0u32; 2];
+        assert_eq!(nc_inq_var_filter_info(nc, l, 32004, &mut n, p.as_mut_ptr()), 0);
+        assert_eq!(&p[..n], &[1]);
+        assert_eq!(nc_close(nc), 0);
+
+        // a flipped bit under the checksum is an error on read (NC_EFILTER,
+        // as a failing filter is in netCDF-C); a zlib-only variable would
+        // not notice a change that still inflates
+        let raw = dir.path().join("c.zarr/f/0");
+        let z = chunk("f");
+        let mut plain =
+            nczarr_rs::codec::Chain::new(&[json!({"id": "zlib", "level": 5})], 4).unwrap().decode(&z, 4004).unwrap();
+        plain[100] ^= 1;
+        let tampered =
+            nczarr_rs::codec::Chain::new(&[json!({"id": "zlib", "level": 5})], 4).unwrap().encode(&plain).unwrap();
+        std::fs::write(&raw, tampered).unwrap();
+        assert_eq!(nc_open(path.as_ptr(), NC_NOWRITE, &mut nc), 0);
+        let mut back = vec![0i32; 1000];
+        assert_eq!(nc_get_var_int(nc, f, back.as_mut_ptr()), NC_EFILTER);
+        assert_eq!(nc_close(nc), 0);
+    }
+}

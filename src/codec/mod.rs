@@ -8,6 +8,9 @@
 //! as `NC_ENOFILTER`, as netCDF-C does without the plugin.
 
 mod blosc;
+mod bz2;
+mod fletcher32;
+mod lz4;
 mod shuffle;
 mod zlib;
 mod zstd;
@@ -42,6 +45,12 @@ pub trait Codec: Send + Sync + std::fmt::Debug {
     fn encode(&self, data: &[u8]) -> CodecResult<Vec<u8>>;
     /// `decoded_len`: the size the decoded data must have, when known.
     fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>>;
+    /// The size `encode` makes of `decoded_len` bytes, for the codecs that
+    /// know it without compressing (filters such as a checksum); a chain
+    /// uses it to tell each decoder the size its output must have.
+    fn encoded_len(&self, _decoded_len: usize) -> Option<usize> {
+        None
+    }
 }
 
 /// A number from a codec parameter: netCDF-C 4.9 writes them as strings.
@@ -86,6 +95,17 @@ pub fn from_json(cfg: &Value, elem_size: usize) -> CodecResult<Box<dyn Codec>> {
             };
             Ok(Box::new(zstd::Zstd { level: level as i32, checksum }))
         }
+        "fletcher32" => Ok(Box::new(fletcher32::Fletcher32)),
+        "bz2" => {
+            // numcodecs' default level is 1
+            let level = param(cfg, "level").unwrap_or(1);
+            if !(1..=9).contains(&level) {
+                return Err(CodecError::BadConfig("bz2", format!("level {level}")));
+            }
+            Ok(Box::new(bz2::Bz2 { level: level as u32 }))
+        }
+        // numcodecs' `acceleration` tunes liblz4's encoder only (see lz4.rs)
+        "lz4" => Ok(Box::new(lz4::Lz4)),
         "blosc" => {
             let cname = cfg.get("cname").and_then(Value::as_str).unwrap_or("lz4");
             let clevel = param(cfg, "clevel").unwrap_or(5);
@@ -120,11 +140,20 @@ impl Chain {
         Ok(cur)
     }
 
-    /// Decodes a chunk whose decoded size is `decoded_len`.
+    /// Decodes a chunk whose decoded size is `decoded_len`. Each codec is
+    /// told the size its output must have: the chunk's size, grown by the
+    /// filters before it that know how much they add (a checksum); past a
+    /// codec that does not know, the chunk's size is the best guess.
     pub fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
+        let mut sizes = Vec::with_capacity(self.codecs.len());
+        let mut size = Some(decoded_len);
+        for c in &self.codecs {
+            sizes.push(size.unwrap_or(decoded_len));
+            size = size.and_then(|n| c.encoded_len(n));
+        }
         let mut cur = data.to_vec();
-        for c in self.codecs.iter().rev() {
-            cur = c.decode(&cur, decoded_len)?;
+        for (c, &n) in self.codecs.iter().zip(&sizes).rev() {
+            cur = c.decode(&cur, n)?;
         }
         Ok(cur)
     }
@@ -150,6 +179,16 @@ mod tests {
             vec![json!({"id": "blosc", "cname": "zlib", "clevel": 9, "shuffle": -1, "blocksize": 256})],
             vec![json!({"id": "blosc", "cname": "blosclz", "clevel": 1, "shuffle": 0})],
             vec![json!({"id": "blosc", "cname": "lz4hc"})],
+            vec![json!({"id": "bz2", "level": 9})],
+            vec![json!({"id": "shuffle", "elementsize": 4}), json!({"id": "bz2", "level": "1"})],
+            vec![json!({"id": "lz4", "acceleration": 1})],
+            vec![json!({"id": "shuffle", "elementsize": 4}), json!({"id": "lz4"})],
+            vec![json!({"id": "gzip", "level": 9})],
+            vec![json!({"id": "fletcher32"}), json!({"id": "zlib", "level": 1})],
+            vec![json!({"id": "shuffle"}), json!({"id": "fletcher32"}), json!({"id": "blosc"})],
+            vec![json!({"id": "fletcher32"}), json!({"id": "fletcher32"}), json!({"id": "zstd"})],
+            vec![json!({"id": "fletcher32"}), json!({"id": "lz4"})],
+            vec![json!({"id": "fletcher32"}), json!({"id": "bz2"})],
             vec![],
         ] {
             let chain = Chain::new(&cfg, 4).unwrap();
@@ -159,6 +198,61 @@ mod tests {
             }
             assert_eq!(chain.decode(&enc, data.len()).unwrap(), data, "{cfg:?}");
         }
+    }
+
+    #[test]
+    fn fletcher32_checksum() {
+        // HDF5's H5_checksum_fletcher32 (numcodecs gives the same values; odd length, more
+        // than 360 words, empty)
+        assert_eq!(fletcher32::checksum(b""), 0);
+        assert_eq!(fletcher32::checksum(b"abcde"), 0x4FF0_29C7);
+        assert_eq!(fletcher32::checksum(b"abcdef"), 0x5056_2A2D);
+        assert_eq!(fletcher32::checksum(b"abcdefgh"), 0xE1EB_9195);
+        let chain = Chain::new(&[json!({"id": "fletcher32"})], 4).unwrap();
+        for n in [0usize, 1, 2, 719, 720, 721, 5000] {
+            let data: Vec<u8> = (0..n).map(|i| (i * 7919 % 251) as u8).collect();
+            let enc = chain.encode(&data).unwrap();
+            assert_eq!(enc.len(), n + 4);
+            assert_eq!(&enc[n..], fletcher32::checksum(&data).to_le_bytes());
+            assert_eq!(chain.decode(&enc, n).unwrap(), data);
+            // every flipped bit, in the data or the checksum, is caught
+            for pos in [0, n / 2, n + 3] {
+                if pos < enc.len() {
+                    let mut bad = enc.clone();
+                    bad[pos] ^= 0x01;
+                    assert!(matches!(chain.decode(&bad, n), Err(CodecError::Corrupt(_))), "n {n} pos {pos}");
+                }
+            }
+        }
+        assert!(matches!(chain.decode(&[1, 2, 3], 0), Err(CodecError::Corrupt(_))));
+    }
+
+    #[test]
+    fn bz2_lz4_gzip_formats() {
+        let data: Vec<u8> = (0..4000u32).flat_map(|i| (i / 5).to_le_bytes()).collect();
+        // bzip2: a standard stream ("BZh" + block size digit)
+        let bz = Chain::new(&[json!({"id": "bz2", "level": 7})], 4).unwrap();
+        let enc = bz.encode(&data).unwrap();
+        assert_eq!(&enc[..4], b"BZh7");
+        assert!(matches!(bz.decode(&enc[..enc.len() - 5], data.len()), Err(CodecError::Corrupt(_))));
+        assert!(matches!(bz.decode(&enc, data.len() - 1), Err(CodecError::Corrupt(_))));
+        assert!(matches!(bz.decode(b"BZh9 not really", data.len()), Err(CodecError::Corrupt(_))));
+        for bad in [json!({"id": "bz2", "level": 0}), json!({"id": "bz2", "level": 10})] {
+            assert!(matches!(Chain::new(&[bad], 4), Err(CodecError::BadConfig(..))));
+        }
+        // lz4: little-endian size, then a block
+        let lz = Chain::new(&[json!({"id": "lz4", "acceleration": 3})], 4).unwrap();
+        let enc = lz.encode(&data).unwrap();
+        assert_eq!(enc[..4], (data.len() as u32).to_le_bytes());
+        assert_eq!(lz4_flex::block::decompress(&enc[4..], data.len()).unwrap(), data);
+        assert!(matches!(lz.decode(&enc[..enc.len() - 3], data.len()), Err(CodecError::Corrupt(_))));
+        assert!(matches!(lz.decode(&enc, data.len() - 1), Err(CodecError::Corrupt(_))));
+        assert!(matches!(lz.decode(&enc[..3], data.len()), Err(CodecError::Corrupt(_))));
+        // gzip: a gzip member (magic 1f 8b, deflate)
+        let gz = Chain::new(&[json!({"id": "gzip", "level": 5})], 4).unwrap();
+        let enc = gz.encode(&data).unwrap();
+        assert_eq!(enc[..3], [0x1f, 0x8b, 8]);
+        assert_eq!(gz.decode(&enc, data.len()).unwrap(), data);
     }
 
     #[test]

@@ -36,4 +36,8 @@ impl Codec for Shuffle {
         }
         Ok(out)
     }
+
+    fn encoded_len(&self, decoded_len: usize) -> Option<usize> {
+        Some(decoded_len)
+    }
 }

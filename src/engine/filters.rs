@@ -4,8 +4,26 @@
 //! its codec plugins map numcodecs' names.
 
 use super::consts::*;
-use super::model::Var;
-use serde_json::Value;
+use super::error::*;
+use super::model::{Dataset, Var};
+use super::NcError;
+use super::NcResult;
+use serde_json::{json, Value};
+
+/// The HDF5 filter id registered for LZ4 (numcodecs' `lz4`). netCDF-C has
+/// no NCZarr codec for it; we give the id so the filter API reaches it.
+pub const H5Z_FILTER_LZ4: u32 = 32004;
+
+/// The filters this build encodes and decodes (`nc_inq_filter_avail`).
+pub const AVAILABLE: [u32; 7] = [
+    H5Z_FILTER_DEFLATE,
+    H5Z_FILTER_SHUFFLE,
+    H5Z_FILTER_FLETCHER32,
+    H5Z_FILTER_BZIP2,
+    H5Z_FILTER_ZSTD,
+    H5Z_FILTER_BLOSC,
+    H5Z_FILTER_LZ4,
+];
 
 /// HDF5 filter id of a Zarr codec (None: a codec netCDF-C has no id for).
 pub fn filter_id(codec: &Value) -> Option<u32> {
@@ -17,6 +35,7 @@ pub fn filter_id(codec: &Value) -> Option<u32> {
         "bz2" => H5Z_FILTER_BZIP2,
         "zstd" => H5Z_FILTER_ZSTD,
         "blosc" => H5Z_FILTER_BLOSC,
+        "lz4" => H5Z_FILTER_LZ4,
         _ => return None,
     })
 }
@@ -32,12 +51,14 @@ fn num(codec: &Value, key: &str, default: i64) -> i64 {
 
 /// The HDF5-style parameters of a filter: the level of the compressors
 /// that have one (deflate, bzip2, zstd; a negative zstd level as its two's
-/// complement, as HDF5 passes it), Blosc's seven (as netCDF-C's
-/// `nc_def_var_blosc` passes them: 0, 0, 0, block size, level, shuffle,
-/// back end), none for the others.
+/// complement, as HDF5 passes it; numcodecs' default when absent), Blosc's
+/// seven (as netCDF-C's `nc_def_var_blosc` passes them: 0, 0, 0, block
+/// size, level, shuffle, back end), LZ4's acceleration, none for the others
+/// (shuffle, fletcher32).
 pub fn filter_params(id: u32, codec: &Value) -> Vec<u32> {
     match id {
-        H5Z_FILTER_DEFLATE | H5Z_FILTER_BZIP2 | H5Z_FILTER_ZSTD => vec![num(codec, "level", 0) as i32 as u32],
+        H5Z_FILTER_DEFLATE | H5Z_FILTER_BZIP2 | H5Z_FILTER_ZSTD => vec![num(codec, "level", 1) as i32 as u32],
+        H5Z_FILTER_LZ4 => vec![num(codec, "acceleration", 1) as i32 as u32],
         H5Z_FILTER_BLOSC => {
             let cname = codec.get("cname").and_then(Value::as_str).unwrap_or("lz4");
             let code = match cname {
@@ -50,6 +71,25 @@ pub fn filter_params(id: u32, codec: &Value) -> Vec<u32> {
             vec![0, 0, 0, num(codec, "blocksize", 0) as u32, num(codec, "clevel", 5) as u32, shuffle, code]
         }
         _ => vec![],
+    }
+}
+
+impl Dataset {
+    /// `nc_def_var_filter` for the filters that are one numcodecs codec
+    /// with netCDF-C's parameters: Fletcher-32 (3; parameters ignored, as
+    /// netCDF-C's plugin does), bzip2 (307; the level, 1-9) and LZ4 (32004;
+    /// optionally the acceleration, numcodecs' default 1). Others are
+    /// `NC_ENOFILTER`; a wrong parameter count `NC_EFILTER`.
+    pub fn def_var_codec_filter(&mut self, gid: usize, varid: i32, id: u32, params: &[u32]) -> NcResult<()> {
+        let (codec, ok) = match (id, params) {
+            (H5Z_FILTER_FLETCHER32, _) => (json!({"id": "fletcher32"}), true),
+            (H5Z_FILTER_BZIP2, &[level]) => (json!({"id": "bz2", "level": level}), (1..=9).contains(&level)),
+            (H5Z_FILTER_LZ4, &[]) => (json!({"id": "lz4", "acceleration": 1}), true),
+            (H5Z_FILTER_LZ4, &[a]) => (json!({"id": "lz4", "acceleration": a as i32}), true),
+            (H5Z_FILTER_BZIP2 | H5Z_FILTER_LZ4, _) => return Err(NcError::new(NC_EFILTER)),
+            _ => return Err(NcError::new(NC_ENOFILTER)),
+        };
+        self.def_var_codec(gid, varid, codec, ok)
     }
 }
 
@@ -69,7 +109,6 @@ impl Var {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn netcdf_c_parameters() {
@@ -79,5 +118,10 @@ mod tests {
         assert_eq!(filter_params(H5Z_FILTER_BLOSC, &blosc), vec![0, 0, 0, 64, 7, BLOSC_SHUFFLE, BLOSC_ZSTD]);
         assert_eq!(filter_id(&json!({"id": "gzip"})), Some(H5Z_FILTER_DEFLATE));
         assert_eq!(filter_id(&json!({"id": "lzma"})), None);
+        assert_eq!(filter_params(H5Z_FILTER_BZIP2, &json!({"id": "bz2", "level": 9})), vec![9]);
+        assert_eq!(filter_params(H5Z_FILTER_BZIP2, &json!({"id": "bz2"})), vec![1]);
+        assert_eq!(filter_params(H5Z_FILTER_FLETCHER32, &json!({"id": "fletcher32"})), Vec::<u32>::new());
+        assert_eq!(filter_id(&json!({"id": "lz4", "acceleration": 2})), Some(H5Z_FILTER_LZ4));
+        assert_eq!(filter_params(H5Z_FILTER_LZ4, &json!({"id": "lz4", "acceleration": 2})), vec![2]);
     }
 }

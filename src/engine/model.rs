@@ -564,6 +564,22 @@ impl Dataset {
         Ok(())
     }
 
+    /// A codec of the filter API (`nc_def_var_filter`, `nc_def_var_fletcher32`,
+    /// `nc_def_var_bzip2`): appended to the variable's chain in definition
+    /// order, as netCDF-C's NCZarr does, replacing an earlier codec with the
+    /// same numcodecs id in place. `params_ok` false is `NC_EINVAL`.
+    pub fn def_var_codec(&mut self, gid: usize, varid: i32, codec: serde_json::Value, params_ok: bool) -> NcResult<()> {
+        self.check_fixed_size(gid, varid)?;
+        self.filterable(gid, varid, params_ok)?;
+        let v = self.var_mut(gid, varid)?;
+        let id = codec_id(&codec).to_string();
+        match v.codecs.iter_mut().find(|c| codec_id(c) == id) {
+            Some(old) => *old = codec,
+            None => v.codecs.push(codec),
+        }
+        Ok(())
+    }
+
     /// `NC_EFILTER` for a variable-length type (`NC_STRING`): netCDF-C's
     /// `nc_def_var_filter` (and so `nc_def_var_zstandard`/`_blosc`) refuses
     /// them, while `nc_def_var_deflate` compresses strings like any data.

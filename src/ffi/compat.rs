@@ -417,8 +417,9 @@ pub unsafe extern "C" fn nc_inq_var_szip(
     })
 }
 
-/// Turning Fletcher-32 off is a no-op (netCDF-C 4.9.2 wrongly adds the
-/// filter then); turning it on is `NC_ENOFILTER` (no plugin in this build).
+/// Fletcher-32 checksums (filter 3, numcodecs' `fletcher32`), appended to
+/// the variable's filters. Turning it off is a no-op, as in netCDF-C (which
+/// never removes a filter; 4.9.2 wrongly adds it then).
 #[no_mangle]
 pub extern "C" fn nc_def_var_fletcher32(ncid: c_int, varid: c_int, fletcher32: c_int) -> c_int {
     by_ncid!(ncid => nc_def_var_fletcher32(ncid, varid, fletcher32));
@@ -427,7 +428,7 @@ pub extern "C" fn nc_def_var_fletcher32(ncid: c_int, varid: c_int, fletcher32: c
         if fletcher32 == 0 {
             Ok(())
         } else {
-            Err(NcError::new(NC_ENOFILTER))
+            write(ncid, |ds, gid| ds.def_var_codec_filter(gid, varid, H5Z_FILTER_FLETCHER32, &[]))
         }
     })
 }

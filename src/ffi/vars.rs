@@ -8,6 +8,7 @@ use super::types::nc_type;
 use super::values::{from_mem, to_mem};
 use crate::engine::consts::*;
 use crate::engine::error::*;
+use crate::engine::filters::AVAILABLE;
 use crate::engine::{NcError, NcResult};
 use std::os::raw::{c_char, c_int, c_uint, c_void};
 
@@ -419,10 +420,12 @@ pub extern "C" fn nc_def_var_deflate(
 }
 
 /// The HDF5-style filter API for the filters this build has: deflate (1,
-/// one parameter: the level), shuffle (2) and Zstandard (32015, one
-/// parameter: the level, negative ones as their two's complement) and
-/// Blosc (32001, seven parameters as `nc_def_var_blosc` passes them).
-/// Others: `NC_ENOFILTER`.
+/// one parameter: the level), shuffle (2), Fletcher-32 (3, no parameter),
+/// bzip2 (307, one parameter: the level 1-9), Zstandard (32015, one
+/// parameter: the level, negative ones as their two's complement), Blosc
+/// (32001, seven parameters as `nc_def_var_blosc` passes them) and LZ4
+/// (32004, optionally one parameter: numcodecs' acceleration). Others:
+/// `NC_ENOFILTER`.
 ///
 /// # Safety
 /// `parms` holds `nparams` values (it may be NULL when `nparams` is 0).
@@ -459,13 +462,14 @@ pub unsafe extern "C" fn nc_def_var_filter(
                 }
                 ds.def_var_blosc(gid, varid, params[6], params[4], params[3], params[5])
             }
-            _ => Err(NcError::new(NC_ENOFILTER)),
+            _ => ds.def_var_codec_filter(gid, varid, id, params),
         })
     })
 }
 
 /// `NC_NOERR` for the filters this build can encode and decode (deflate,
-/// shuffle, zstd, blosc), `NC_ENOFILTER` for any other.
+/// shuffle, fletcher32, bzip2, zstd, blosc, lz4), `NC_ENOFILTER` for any
+/// other.
 #[no_mangle]
 pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
     by_ncid!(ncid => nc_inq_filter_avail(ncid, id));
@@ -480,14 +484,15 @@ fn filter_avail(ncid: c_int, id: c_uint) -> NcResult<()> {
     if id == 0 || id >= H5Z_FILTER_MAX {
         return Err(NcError::new(NC_EINVAL));
     }
-    match id {
-        H5Z_FILTER_DEFLATE | H5Z_FILTER_SHUFFLE | H5Z_FILTER_ZSTD | H5Z_FILTER_BLOSC => Ok(()),
-        _ => Err(NcError::new(NC_ENOFILTER)),
+    if AVAILABLE.contains(&id) {
+        Ok(())
+    } else {
+        Err(NcError::new(NC_ENOFILTER))
     }
 }
 
-/// bzip2 at `level` 1-9 (netCDF-C's `netcdf_filter.h`). bzip2 is not
-/// built into this library: `NC_ENOFILTER`, as netCDF-C without the plugin.
+/// bzip2 at `level` 1-9 (netCDF-C's `netcdf_filter.h`, filter 307), stored
+/// as numcodecs' `bz2`; another level is `NC_EINVAL`.
 #[no_mangle]
 pub extern "C" fn nc_def_var_bzip2(ncid: c_int, varid: c_int, level: c_int) -> c_int {
     by_ncid!(ncid => nc_def_var_bzip2(ncid, varid, level));
@@ -504,9 +509,8 @@ pub extern "C" fn nc_def_var_bzip2(ncid: c_int, varid: c_int, level: c_int) -> c
     })
 }
 
-/// Whether the variable is bzip2-compressed: `NC_ENOFILTER` (bzip2 is not
-/// built in), with `*hasfilterp` and `*levelp` set to 0, as netCDF-C
-/// without the plugin.
+/// Whether the variable is bzip2-compressed, and at which level (0
+/// without the filter).
 ///
 /// # Safety
 /// Outputs are NULL or point to `int`s.

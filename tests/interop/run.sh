@@ -16,7 +16,7 @@ libdir=$(cd "$1" && pwd)
 [ -e "$libdir/libnczarr_rs.so.0" ] || ln -sf libnczarr_rs.so "$libdir/libnczarr_rs.so.0"
 py=${PYTHON:-python3}
 out=$root/target/interop
-rm -rf "$out" && mkdir -p "$out/data" "$out/walk"
+rm -rf "$out" && mkdir -p "$out/data" "$out/walk" "$out/codecs"
 pass=0
 fail=0
 note() { printf '  %s\n' "$*"; }
@@ -137,6 +137,14 @@ if "$py" "$here/check_ours.py" "$d"; then
     ok "zarr-python and xarray read what nczarr-rs wrote"
 else
     bad "zarr-python / xarray checks"
+fi
+
+echo "== codecs both ways: fletcher32, bz2, lz4, gzip (tests/interop/codecs.py)"
+if (cd "$here" && NETCDF_PLUGIN_PATH=$wheel_plugins HDF5_PLUGIN_PATH=$wheel_plugins \
+    "$py" "$here/codecs.py" "$out/codecs" "$libdir/libnczarr_rs.so" "$wheel_lib") > "$out/codecs.log" 2>&1; then
+    ok "codecs: zarr-python and the wheel's netCDF-C (fletcher32, bz2) read ours, we read theirs, same filter ids"
+else
+    bad "codecs: $(grep -E 'FAIL|Error' "$out/codecs.log" | head -20)"
 fi
 
 echo "== writer x reader matrix (tests/interop/matrix.py)"
