@@ -20,6 +20,7 @@ import sys
 # Constants whose value changed between netCDF-C versions; ours follow 4.10.
 VERSION_DEPENDENT = {
     "NC4_LAST_ERROR",  # -142 in 4.9.x, -144 in 4.10 (adds NC_ENOTZARR, NC_EZARRMETA)
+    "NC_QUANTIZE_MAX_FLOAT_NSD",  # 7 in 4.9.x, 6 in 4.10 (7 made BitGroom shift by a negative count)
 }
 # netcdf_meta.h macros whose values are facts about the API, not the build.
 META_SHARED_VALUES = {"NC_DISPATCH_VERSION", "NC_RELAX_COORD_BOUND"}

@@ -303,7 +303,7 @@ struct NCPluginList;
 
 #define NC_QUANTIZE_BITROUND 3
 
-#define NC_QUANTIZE_MAX_FLOAT_NSD 7
+#define NC_QUANTIZE_MAX_FLOAT_NSD 6
 
 #define NC_QUANTIZE_MAX_FLOAT_NSB 23
 
@@ -1113,8 +1113,9 @@ int nc_inq_var_szip(int ncid, int varid, int *options_maskp, int *pixels_per_blo
 int nc_def_var_fletcher32(int ncid, int varid, int fletcher32);
 
 /**
- * `NC_NOQUANTIZE` is accepted; quantization itself is not built in
- * (`NC_ENOTBUILT`).
+ * Quantization of a float or double variable's values on write (BitGroom,
+ * Granular BitRound, BitRound), set before the variable is defined on disk,
+ * with netCDF-C's checks and its stored bits (`engine::quantize`).
  */
 int nc_def_var_quantize(int ncid, int varid, int quantize_mode, int nsd);
 
@@ -3316,7 +3317,8 @@ int nc_inq_var_blosc(int ncid,
                      unsigned int *addshufflep);
 
 /**
- * NCZarr variables are not quantized unless asked; this build never is.
+ * The quantize mode and number of significant digits (bits for BitRound)
+ * of a variable: as set, or from its quantize attribute when read.
  *
  * # Safety
  * Outputs are NULL or point to `int`s.

@@ -40,7 +40,7 @@
 #define NC_HAS_LOGGING       0
 #define NC_HAS_MULTIFILTERS  1 /* several filters per variable */
 
-#define NC_HAS_QUANTIZE      0
+#define NC_HAS_QUANTIZE      1
 #define NC_HAS_ZSTD          1
 #define NC_HAS_BENCHMARKS    0
 #define NC_HAS_BLOSC         1

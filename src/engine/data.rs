@@ -487,6 +487,51 @@ fn chunk_at<'a>(per_dim: &'a [DimPlan], combo: &[usize]) -> (Vec<u64>, Vec<&'a P
     combo.iter().enumerate().map(|(d, &i)| (per_dim[d][i].0, &per_dim[d][i].1)).unzip()
 }
 
+/// The caller's values converted to the variable's (float or double) type
+/// and quantized, at the same memory offsets, and whether a conversion was
+/// out of range. BitGroom alternates on the position of a value in
+/// netCDF-C's write call: the C order of the slab for vara/vars; for varm,
+/// netCDF-C writes one row per call where the last dimension is contiguous
+/// in memory and in the file, else one value per call.
+fn quantize_input(v: &Var, fill: &Values, slab: &Slab, memtype: NcType, buf: &[u8]) -> (Vec<u8>, bool) {
+    let (msize, fsize) = (elem_size(memtype), elem_size(v.nctype));
+    let n = buf.len() / msize;
+    let mut out = vec![0u8; n * fsize];
+    let mut range = false;
+    // (memory offset, position in the write call) of every value
+    let mut places: Vec<(usize, usize)> = Vec::new();
+    if slab.dense {
+        range = convert(memtype, buf, v.nctype, &mut out, n);
+    } else {
+        let nd = slab.count.len();
+        let rows = slab.stride[nd - 1] == 1 && slab.imap[nd - 1] == 1;
+        let total: u64 = slab.count.iter().product();
+        let mut pos = vec![0u64; nd];
+        places.reserve(total as usize);
+        for _ in 0..total {
+            let moff: u64 = pos.iter().zip(&slab.imap).map(|(p, m)| p * m).sum();
+            let moff = moff as usize;
+            places.push((moff, if rows { pos[nd - 1] as usize } else { 0 }));
+            range |= convert(
+                memtype,
+                &buf[moff * msize..(moff + 1) * msize],
+                v.nctype,
+                &mut out[moff * fsize..(moff + 1) * fsize],
+                1,
+            );
+            for d in (0..nd).rev() {
+                pos[d] += 1;
+                if pos[d] < slab.count[d] {
+                    break;
+                }
+                pos[d] = 0;
+            }
+        }
+    }
+    v.quantize.apply(&mut out, fill, if slab.dense { None } else { Some(&places) });
+    (out, range)
+}
+
 fn type_check(v: &Var, memtype: NcType) -> NcResult<()> {
     let (vs, ms) = (v.nctype == NC_STRING, memtype == NC_STRING);
     if vs != ms {
@@ -750,6 +795,20 @@ impl Dataset {
         if slab.is_empty() {
             return Ok(());
         }
+        // Quantization works on the values in the variable's type, as
+        // netCDF-C converts them: the whole call at once.
+        let quantized;
+        let mut range_in = false;
+        let (input, memtype) = match input {
+            MemIn::Bytes { memtype, buf } if v.quantize.is_on() => {
+                let fill = self.fill_value(v)?;
+                let (q, r) = quantize_input(v, &fill, slab, memtype, buf);
+                quantized = q;
+                range_in = r;
+                (MemIn::Bytes { memtype: v.nctype, buf: &quantized }, v.nctype)
+            }
+            other => (other, memtype),
+        };
         // Grow unlimited dimensions first, so the layout sees the new shape.
         let dimids = v.dimids.clone();
         for (d, &dimid) in dimids.iter().enumerate() {
@@ -849,7 +908,7 @@ impl Dataset {
             Ok(())
         };
         for_chunks(&*store, &combos, true, work)?;
-        range_result(range.load(Ordering::Relaxed))
+        range_result(range_in || range.load(Ordering::Relaxed))
     }
 
     /// All values of a variable, in its own type (`nc_copy_var`).

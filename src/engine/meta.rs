@@ -303,8 +303,21 @@ fn var_objects(ds: &Dataset, gid: usize, vid: usize, out: &mut Vec<(StoreKey, Va
         }
     }
     out.push((key.child(".zarray")?, Value::Object(z)));
-    let extra = xarray_dims(ds, gid, v).map(|d| vec![("_ARRAY_DIMENSIONS".to_string(), json!(d))]).unwrap_or_default();
-    out.push((key.child(".zattrs")?, Value::Object(attrs_object(ds, &v.atts, extra, false, hidden))));
+    let mut extra =
+        xarray_dims(ds, gid, v).map(|d| vec![("_ARRAY_DIMENSIONS".to_string(), json!(d))]).unwrap_or_default();
+    // the quantize attribute as netCDF-C writes it: after _ARRAY_DIMENSIONS,
+    // an int without a type entry (a variable read has it among its
+    // attributes: it keeps that place)
+    let quantized;
+    let mut atts = &v.atts;
+    if let Some((name, nsd)) = v.quantize.attribute() {
+        extra.push((name.to_string(), json!(nsd)));
+        if v.atts.iter().any(|a| a.name == name) {
+            quantized = v.atts.iter().filter(|a| a.name != name).cloned().collect::<Vec<_>>();
+            atts = &quantized;
+        }
+    }
+    out.push((key.child(".zattrs")?, Value::Object(attrs_object(ds, atts, extra, false, hidden))));
     Ok(())
 }
 
@@ -913,6 +926,7 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
         },
     };
     let no_fill = matches!(z.get("fill_value"), Some(Value::Null));
+    let quantize = super::quantize::Quantize::from_atts(&atts);
     let v = Var {
         name: name.to_string(),
         nctype: dtype.nctype,
@@ -935,6 +949,7 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
         ucs4: dtype.ucs4,
         persisted: true,
         has_data: true,
+        quantize,
         cache: Arc::new(super::cache::ChunkCache::new(super::cache::defaults())),
     };
     ds.groups[gid].vars.push(v);

@@ -14,6 +14,7 @@ pub mod json;
 pub mod meta;
 pub mod model;
 pub mod names;
+pub mod quantize;
 pub mod types;
 pub mod url;
 

@@ -76,6 +76,9 @@ pub struct Var {
     pub persisted: bool,
     /// Data has been written (fill value can no longer change).
     pub has_data: bool,
+    /// Quantization applied to the values written (`nc_def_var_quantize`;
+    /// from the quantize attribute when read).
+    pub quantize: super::quantize::Quantize,
     /// Decoded chunks of this variable (shared with clones of the model).
     pub cache: Arc<super::cache::ChunkCache>,
 }
@@ -392,6 +395,7 @@ impl Dataset {
             ucs4: false,
             persisted: false,
             has_data: false,
+            quantize: super::quantize::Quantize::default(),
             cache: Arc::new(super::cache::ChunkCache::new(super::cache::defaults())),
         };
         var.chunks = default_chunks(&self.var_shape(&var), &self.var_unlimited(&var), type_size(nctype).unwrap_or(1));
@@ -467,6 +471,18 @@ impl Dataset {
         // contiguous, which is what it is.
         let storage = if v.dimids.is_empty() { NC_CONTIGUOUS } else { NC_CHUNKED };
         Ok((storage, v.chunks.clone()))
+    }
+
+    /// `nc_def_var_quantize` with netCDF-C's checks in its order: a
+    /// writable dataset, the variable, not yet defined on disk
+    /// (`NC_ELATEDEF`), then the setting itself (`NC_EINVAL`).
+    pub fn def_var_quantize(&mut self, gid: usize, varid: i32, mode: i32, nsd: i32) -> NcResult<()> {
+        self.group(gid)?;
+        self.check_writable()?;
+        self.check_var_not_persisted(gid, varid)?;
+        let q = super::quantize::Quantize::new(self.var(gid, varid)?.nctype, mode, nsd)?;
+        self.var_mut(gid, varid)?.quantize = q;
+        Ok(())
     }
 
     pub fn def_var_endian(&mut self, gid: usize, varid: i32, endian: i32) -> NcResult<()> {

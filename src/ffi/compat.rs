@@ -433,22 +433,17 @@ pub extern "C" fn nc_def_var_fletcher32(ncid: c_int, varid: c_int, fletcher32: c
     })
 }
 
-/// `NC_NOQUANTIZE` is accepted; quantization itself is not built in
-/// (`NC_ENOTBUILT`).
+/// Quantization of a float or double variable's values on write (BitGroom,
+/// Granular BitRound, BitRound), set before the variable is defined on disk,
+/// with netCDF-C's checks and its stored bits (`engine::quantize`).
 #[no_mangle]
 pub extern "C" fn nc_def_var_quantize(ncid: c_int, varid: c_int, quantize_mode: c_int, nsd: c_int) -> c_int {
     by_ncid!(ncid => nc_def_var_quantize(ncid, varid, quantize_mode, nsd));
-    let _ = nsd;
     guard("nc_def_var_quantize", || {
         if varid == NC_GLOBAL {
             return Err(NcError::new(NC_EGLOBAL));
         }
-        read(ncid, |ds, gid| ds.var(gid, varid).map(|_| ()))?;
-        match quantize_mode {
-            NC_NOQUANTIZE => Ok(()),
-            NC_QUANTIZE_BITGROOM | NC_QUANTIZE_GRANULARBR | NC_QUANTIZE_BITROUND => Err(NcError::new(NC_ENOTBUILT)),
-            _ => Err(NcError::new(NC_EINVAL)),
-        }
+        write(ncid, |ds, gid| ds.def_var_quantize(gid, varid, quantize_mode, nsd))
     })
 }
 

@@ -626,7 +626,8 @@ pub unsafe extern "C" fn nc_inq_var_blosc(
     })
 }
 
-/// NCZarr variables are not quantized unless asked; this build never is.
+/// The quantize mode and number of significant digits (bits for BitRound)
+/// of a variable: as set, or from its quantize attribute when read.
 ///
 /// # Safety
 /// Outputs are NULL or point to `int`s.
@@ -640,9 +641,9 @@ pub unsafe extern "C" fn nc_inq_var_quantize(
     by_ncid!(ncid => nc_inq_var_quantize(ncid, varid, quantize_modep, nsdp));
     guard("nc_inq_var_quantize", || {
         not_global(varid)?;
-        read(ncid, |ds, gid| ds.var(gid, varid).map(|_| ()))?;
-        out(quantize_modep, NC_NOQUANTIZE);
-        out(nsdp, 0);
+        let q = read(ncid, |ds, gid| ds.var(gid, varid).map(|v| v.quantize))?;
+        out(quantize_modep, q.mode);
+        out(nsdp, q.nsd);
         Ok(())
     })
 }

@@ -147,6 +147,13 @@ else
     bad "codecs: $(grep -E 'FAIL|Error' "$out/codecs.log" | head -20)"
 fi
 
+echo "== quantization against the wheel's netCDF-C 4.10 (tests/interop/quantize.py)"
+if "$py" "$here/quantize.py" "$out/quantize" "$libdir/libnczarr_rs.so" "$wheel_lib" > "$out/quantize.log" 2>&1; then
+    ok "quantize: $(grep -c '^ok' "$out/quantize.log") checks: stored bits (BitGroom, GranularBitRound, BitRound x 3 settings, float and double), attributes and rules as netCDF-C 4.10"
+else
+    bad "quantize: $(grep -v '^ok' "$out/quantize.log" | head -20)"
+fi
+
 echo "== writer x reader matrix (tests/interop/matrix.py)"
 if "$py" "$here/matrix.py" "$out/matrix" "$out" > "$out/matrix.md" 2> "$out/matrix.log"; then
     ok "the writer x reader matrix is as documented ($out/matrix.md)"
