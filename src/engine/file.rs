@@ -115,9 +115,6 @@ pub fn open(path: &str, omode: i32) -> NcResult<Dataset> {
     Ok(ds)
 }
 
-/// Objects at a store's root that mark it as a Zarr/NCZarr dataset.
-const DATASET_MARKERS: &[&str] = &[".zgroup", ".zarray", ".zmetadata", ".nczarr"];
-
 /// `nc_delete`: removes a dataset, whatever its driver. Only a Zarr/NCZarr
 /// dataset is deleted: anything else (a plain directory tree, an archive
 /// without Zarr metadata) is `NC_ENOTNC` and left alone.
@@ -129,7 +126,7 @@ pub fn delete(path: &str) -> NcResult<()> {
     })?;
     let root = crate::map::StoreKey::root();
     let mut is_dataset = false;
-    for m in DATASET_MARKERS {
+    for m in crate::map::STORE_MARKERS {
         is_dataset |= store.size(&root.child(m)?)?.is_some();
     }
     if !is_dataset {

@@ -43,10 +43,6 @@ use std::sync::{LazyLock, Mutex};
 /// Prefix of the temporary files used for atomic writes.
 const TMP_PREFIX: &str = ".nczarr-rs-tmp.";
 
-/// Names whose presence at the top of a directory marks it as a Zarr/NCZarr
-/// store that `create` may replace.
-const STORE_MARKERS: &[&str] = &[".zgroup", ".zarray", ".zattrs", ".zmetadata", ".nczarr", "zarr.json"];
-
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// When written objects reach the disk (`NCZARR_RS_FSYNC`; docs/RELIABILITY.md).
@@ -402,7 +398,7 @@ fn list_names(dir: &Path) -> MapResult<Vec<String>> {
 
 /// Whether `dir` holds Zarr (v2 or v3) or NCZarr metadata at its top.
 pub fn is_store_dir(dir: &Path) -> bool {
-    STORE_MARKERS.iter().any(|m| dir.join(m).exists())
+    super::STORE_MARKERS.iter().any(|m| dir.join(m).exists())
 }
 
 /// Removes the temporary files of writers that died (`kill -9`, power cut)

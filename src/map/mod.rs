@@ -20,6 +20,11 @@ pub mod zip;
 
 pub use key::StoreKey;
 
+/// Objects whose presence at the top of a store marks it as Zarr (v2 or
+/// v3) or NCZarr (v1 and later): what `create` may replace, what `nc_open`
+/// claims in a process that also has netCDF-C, what `nc_delete` deletes.
+pub const STORE_MARKERS: &[&str] = &[".zgroup", ".zarray", ".zattrs", ".zmetadata", ".nczarr", "zarr.json"];
+
 use std::sync::Arc;
 
 /// Errors of the map layer. Missing keys are not errors (`Ok(None)`).

@@ -41,9 +41,6 @@ fn block<F: Future>(f: F) -> F::Output {
     RUNTIME.get().block_on(f)
 }
 
-/// Objects that mark a key prefix as a Zarr store that `create` may replace.
-const STORE_MARKERS: &[&str] = &[".zgroup", ".zarray", ".zattrs", ".zmetadata", ".nczarr", "zarr.json"];
-
 /// A parsed S3 location.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct S3Location {
@@ -265,7 +262,7 @@ impl S3Store {
             if !clobber {
                 return Err(MapError::AlreadyExists(location.to_string()));
             }
-            let marked = existing.iter().any(|k| k.segments().count() == 1 && STORE_MARKERS.contains(&k.name()));
+            let marked = existing.iter().any(|k| k.segments().count() == 1 && super::STORE_MARKERS.contains(&k.name()));
             if !marked {
                 return Err(MapError::NotAStore(location.to_string()));
             }

@@ -323,11 +323,10 @@ impl ZipStore {
 /// layout netCDF-C writes: a first entry that is a one-segment directory,
 /// and no Zarr metadata at the archive's root. Else `""`.
 fn netcdf_c_root(archive: &Archive) -> String {
-    const ROOT_METADATA: &[&[u8]] = &[b".zgroup", b".zattrs", b".zarray", b".zmetadata", b".nczarr", b"zarr.json"];
     let Some(first) = archive.file_names_raw().next() else { return String::new() };
     let Some(name) = first.strip_suffix(b"/") else { return String::new() };
     let one_dir = !name.is_empty() && !name.contains(&b'/') && !name.starts_with(b".");
-    if !one_dir || archive.file_names_raw().any(|n| ROOT_METADATA.contains(&n)) {
+    if !one_dir || archive.file_names_raw().any(|n| super::STORE_MARKERS.iter().any(|m| m.as_bytes() == n)) {
         return String::new();
     }
     String::from_utf8(first.to_vec()).unwrap_or_default()
