@@ -24,6 +24,7 @@ use object_store::path::Path as OsPath;
 use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
+use std::sync::LazyLock;
 
 /// One runtime for all S3 stores; worker threads do the network I/O while
 /// the calling (C or rayon) thread blocks.
@@ -40,6 +41,35 @@ static RUNTIME: crate::process::PerProcess<tokio::runtime::Runtime> = crate::pro
 fn block<F: Future>(f: F) -> F::Output {
     RUNTIME.get().block_on(f)
 }
+
+/// How long an S3 request may take before it is an error (`NC_EIO`), read
+/// once from the environment; documented in docs/RELIABILITY.md.
+struct Timeouts {
+    /// One request, from connecting to the last byte of the body
+    /// (`NCZARR_RS_S3_TIMEOUT`, seconds, default 30).
+    request: std::time::Duration,
+    /// Establishing a connection (`NCZARR_RS_S3_CONNECT_TIMEOUT`, default 5).
+    connect: std::time::Duration,
+    /// Retries of a failed or timed-out request (`NCZARR_RS_S3_RETRIES`,
+    /// default 3), with backoff ...
+    retries: usize,
+    /// ... and none started later than this after the first attempt
+    /// (`NCZARR_RS_S3_RETRY_WINDOW`, seconds, default 60).
+    retry_window: std::time::Duration,
+}
+
+static TIMEOUTS: LazyLock<Timeouts> = LazyLock::new(|| {
+    let num = |name: &str, default: u64| {
+        std::env::var(name).ok().and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(default)
+    };
+    let secs = |name: &str, default: u64| std::time::Duration::from_secs(num(name, default).max(1));
+    Timeouts {
+        request: secs("NCZARR_RS_S3_TIMEOUT", 30),
+        connect: secs("NCZARR_RS_S3_CONNECT_TIMEOUT", 5),
+        retries: num("NCZARR_RS_S3_RETRIES", 3) as usize,
+        retry_window: secs("NCZARR_RS_S3_RETRY_WINDOW", 60),
+    }
+});
 
 /// A parsed S3 location.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,10 +228,19 @@ impl S3Store {
             .or_else(|| std::env::var("AWS_REGION").ok())
             .or_else(|| std::env::var("AWS_DEFAULT_REGION").ok())
             .unwrap_or_else(|| "us-east-1".into());
+        let t = &*TIMEOUTS;
         let mut b = AmazonS3Builder::new()
             .with_bucket_name(&loc.bucket)
             .with_region(&region)
-            .with_virtual_hosted_style_request(false);
+            .with_virtual_hosted_style_request(false)
+            .with_client_options(
+                object_store::ClientOptions::new().with_timeout(t.request).with_connect_timeout(t.connect),
+            )
+            .with_retry(object_store::RetryConfig {
+                max_retries: t.retries,
+                retry_timeout: t.retry_window,
+                ..Default::default()
+            });
         if let Some(e) = &loc.endpoint {
             b = b.with_endpoint(e).with_allow_http(e.starts_with("http://"));
         }
