@@ -93,6 +93,11 @@ impl Codec for Blosc {
         Ok(out)
     }
 
+    fn announced_len(&self, data: &[u8]) -> Option<usize> {
+        // header: version, versionlz, flags, typesize, then nbytes (u32 LE)
+        data.get(4..8).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
+    }
+
     fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
         let corrupt = Err(CodecError::Corrupt("blosc"));
         let mut nbytes = 0usize;

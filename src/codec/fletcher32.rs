@@ -43,6 +43,10 @@ impl Codec for Fletcher32 {
         Ok(out)
     }
 
+    fn announced_len(&self, data: &[u8]) -> Option<usize> {
+        Some(data.len())
+    }
+
     fn decode(&self, data: &[u8], _decoded_len: usize) -> CodecResult<Vec<u8>> {
         let Some(split) = data.len().checked_sub(4) else {
             return Err(CodecError::Corrupt("fletcher32"));

@@ -23,6 +23,10 @@ impl Codec for Lz4 {
         Ok(out)
     }
 
+    fn announced_len(&self, data: &[u8]) -> Option<usize> {
+        data.get(..4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
+    }
+
     fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
         let corrupt = CodecError::Corrupt("lz4");
         if data.len() < 4 {

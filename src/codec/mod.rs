@@ -12,6 +12,7 @@ mod bz2;
 mod fletcher32;
 mod lz4;
 mod shuffle;
+pub mod vlen;
 mod zlib;
 mod zstd;
 
@@ -49,6 +50,11 @@ pub trait Codec: Send + Sync + std::fmt::Debug {
     /// know it without compressing (filters such as a checksum); a chain
     /// uses it to tell each decoder the size its output must have.
     fn encoded_len(&self, _decoded_len: usize) -> Option<usize> {
+        None
+    }
+    /// The decoded size an encoded buffer announces (a frame or block
+    /// header), for decoding chunks whose size is not known in advance.
+    fn announced_len(&self, _data: &[u8]) -> Option<usize> {
         None
     }
 }
@@ -136,6 +142,31 @@ impl Chain {
         let mut cur = data.to_vec();
         for c in &self.codecs {
             cur = c.encode(&cur)?;
+        }
+        Ok(cur)
+    }
+
+    /// Decodes a chunk whose decoded size is not known (variable-length
+    /// items), of at most `limit` bytes: each codec is given the size its
+    /// encoded data announces, else increasing guesses up to `limit`.
+    pub fn decode_unsized(&self, data: &[u8], limit: usize) -> CodecResult<Vec<u8>> {
+        let mut cur = data.to_vec();
+        for c in self.codecs.iter().rev() {
+            if let Some(n) = c.announced_len(&cur) {
+                if n > limit {
+                    return Err(CodecError::NoMemory(n));
+                }
+                cur = c.decode(&cur, n)?;
+                continue;
+            }
+            let mut guess = cur.len().saturating_mul(4).clamp(4096, limit.max(1));
+            cur = loop {
+                match c.decode(&cur, guess) {
+                    Ok(out) => break out,
+                    Err(CodecError::Corrupt(_)) if guess < limit => guess = guess.saturating_mul(4).min(limit),
+                    Err(e) => return Err(e),
+                }
+            };
         }
         Ok(cur)
     }

@@ -23,6 +23,10 @@ impl Codec for Shuffle {
         Ok(out)
     }
 
+    fn announced_len(&self, data: &[u8]) -> Option<usize> {
+        Some(data.len())
+    }
+
     fn decode(&self, data: &[u8], _decoded_len: usize) -> CodecResult<Vec<u8>> {
         let (s, n) = (self.size, data.len() / self.size.max(1));
         if s <= 1 {

@@ -28,6 +28,13 @@ impl Codec for Zstd {
         c.compress(data).map_err(fail)
     }
 
+    fn announced_len(&self, data: &[u8]) -> Option<usize> {
+        match zstd::zstd_safe::get_frame_content_size(data) {
+            Ok(Some(n)) => usize::try_from(n).ok(),
+            _ => None,
+        }
+    }
+
     fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
         // A frame never decodes to more than the chunk: anything else is corrupt.
         let mut out = super::out_buf(decoded_len)?;

@@ -114,6 +114,21 @@ enum StrKind {
     Fixed(usize),
     /// `<Un`: n UCS-4 code units.
     Ucs4(usize, bool),
+    /// `|O` with `vlen-utf8`/`vlen-bytes`: a decoded chunk is one cell per
+    /// element (see [`VLEN_CELL`]) followed by the bytes the cells point into.
+    Vlen,
+}
+
+/// A decoded variable-length element: offset and length (native u64s) into
+/// the bytes after the chunk's cells; offset `u64::MAX` is the fill value.
+const VLEN_CELL: usize = 16;
+const VLEN_FILL: u64 = u64::MAX;
+
+fn vlen_cell(off: u64, len: u64) -> [u8; VLEN_CELL] {
+    let mut c = [0u8; VLEN_CELL];
+    c[..8].copy_from_slice(&off.to_ne_bytes());
+    c[8..].copy_from_slice(&len.to_ne_bytes());
+    c
 }
 
 /// What chunk I/O needs to know about a variable.
@@ -128,6 +143,8 @@ struct Layout {
     sep: char,
     key: StoreKey,
     fill: Vec<u8>,
+    /// The fill string of a variable-length string variable.
+    fill_str: String,
     strkind: StrKind,
     /// The codec chain, if the variable has codecs this build can run.
     chain: Option<Arc<crate::codec::Chain>>,
@@ -140,6 +157,7 @@ impl Layout {
         let v = &ds.groups[gid].vars[varid];
         let (shape, chunks) = if v.is_scalar() { (vec![1], vec![1]) } else { (ds.var_shape(v), v.chunks.clone()) };
         let strkind = match v.nctype {
+            NC_STRING if v.object_codec.is_some() => StrKind::Vlen,
             NC_STRING if v.ucs4 => StrKind::Ucs4(ds.maxstrlen(gid, varid), v.endian == NC_ENDIAN_BIG),
             NC_STRING => StrKind::Fixed(ds.maxstrlen(gid, varid)),
             _ => StrKind::None,
@@ -148,6 +166,7 @@ impl Layout {
             StrKind::None => elem_size(v.nctype),
             StrKind::Fixed(n) => n,
             StrKind::Ucs4(n, _) => n.saturating_mul(4),
+            StrKind::Vlen => VLEN_CELL,
         };
         if esize as u64 > crate::limits::limits().max_chunk_bytes {
             return Err(no_memory(&format!("one element of {}", v.name), esize as u64));
@@ -174,10 +193,15 @@ impl Layout {
                 Err(e) => (None, Some(NcError::with(NC_EFILTER, e.to_string()))),
             }
         };
+        let mut fill_str = String::new();
         let fill = if v.no_fill {
             vec![0u8; esize]
         } else {
             match ds.fill_value(v)? {
+                Values::String(s) if strkind == StrKind::Vlen => {
+                    fill_str = s.into_iter().next().unwrap_or_default();
+                    vlen_cell(VLEN_FILL, 0).to_vec()
+                }
                 Values::Char(c) => vec![c.first().copied().unwrap_or(0)],
                 // a missing chunk of strings reads as the fill string, as in netCDF-C
                 Values::String(s) if strkind != StrKind::None => {
@@ -202,6 +226,7 @@ impl Layout {
             sep: v.dim_separator,
             key: ds.var_key(gid, varid),
             fill,
+            fill_str,
             strkind,
             chain,
             codec_err,
@@ -243,7 +268,44 @@ impl Layout {
     /// Chunks are stored as raw bytes (no codecs): byte ranges can be read
     /// and written directly.
     fn raw(&self) -> bool {
-        self.chain.is_none() && self.codec_err.is_none()
+        self.chain.is_none() && self.codec_err.is_none() && self.strkind != StrKind::Vlen
+    }
+
+    /// Stored bytes of a variable-length chunk -> its cells and bytes.
+    fn decode_vlen(&self, key: &StoreKey, bytes: Vec<u8>) -> NcResult<Vec<u8>> {
+        self.check_codecs()?;
+        self.check_chunk_size(key)?;
+        let limit = usize::try_from(crate::limits::limits().max_chunk_bytes).unwrap_or(usize::MAX);
+        let items = match &self.chain {
+            Some(c) => c.decode_unsized(&bytes, limit),
+            None => Ok(bytes),
+        };
+        let err = |e: crate::codec::CodecError| {
+            let code = if matches!(e, crate::codec::CodecError::NoMemory(_)) { NC_ENOMEM } else { NC_EFILTER };
+            NcError::with(code, format!("chunk {key}: {e}"))
+        };
+        let items = items.map_err(err)?;
+        let ranges = crate::codec::vlen::decode(&items, self.celems).map_err(err)?;
+        let mut out = Vec::new();
+        crate::limits::try_reserve(&mut out, self.chunk_bytes() + items.len())
+            .map_err(|_| no_memory(&format!("chunk {key}"), (self.chunk_bytes() + items.len()) as u64))?;
+        for r in ranges {
+            out.extend_from_slice(&vlen_cell(r.start as u64, r.len() as u64));
+        }
+        out.extend_from_slice(&items);
+        Ok(out)
+    }
+
+    /// One element of a decoded variable-length chunk (`arena`: the bytes
+    /// after the chunk's cells).
+    fn vlen_string(&self, cell: &[u8], arena: &[u8]) -> String {
+        let off = u64::from_ne_bytes(cell[..8].try_into().expect("8 bytes"));
+        let len = u64::from_ne_bytes(cell[8..16].try_into().expect("8 bytes"));
+        if off == VLEN_FILL {
+            return self.fill_str.clone();
+        }
+        let b = arena.get(off as usize..(off + len) as usize).unwrap_or_default();
+        String::from_utf8_lossy(b).into_owned()
     }
 
     /// Undoes the codecs of a stored chunk.
@@ -261,6 +323,9 @@ impl Layout {
 
     /// Store bytes -> native chunk.
     fn decode(&self, key: &StoreKey, bytes: Vec<u8>) -> NcResult<Vec<u8>> {
+        if self.strkind == StrKind::Vlen {
+            return self.decode_vlen(key, bytes);
+        }
         let mut bytes = self.uncompress(key, bytes)?;
         if bytes.len() != self.celems * self.esize {
             return Err(NcError::with(
@@ -276,6 +341,10 @@ impl Layout {
 
     /// Decodes a chunk read into a buffer, in place when it has no codecs.
     fn decode_in_place(&self, key: &StoreKey, bytes: &mut Vec<u8>) -> NcResult<()> {
+        if self.strkind == StrKind::Vlen {
+            *bytes = self.decode_vlen(key, std::mem::take(bytes))?;
+            return Ok(());
+        }
         self.check_codecs()?;
         self.check_chunk_size(key)?;
         if self.chain.is_some() {
@@ -667,6 +736,9 @@ impl Dataset {
             MemOut::Bytes { memtype, .. } => *memtype,
             MemOut::Strings(_) => NC_STRING,
         };
+        if let Some(e) = &v.unreadable {
+            return Err(e.clone());
+        }
         type_check(v, memtype)?;
         if slab.is_empty() {
             return Ok(());
@@ -683,7 +755,7 @@ impl Dataset {
             MemOut::Strings(s) => (None, Some(SharedMut::new(s))),
         };
         // Converts `n` elements (`src`, in the variable's type) to memory offset `moff`.
-        let emit = |moff: usize, src: &[u8], n: usize| -> bool {
+        let emit = |moff: usize, src: &[u8], n: usize, arena: &[u8]| -> bool {
             if let Some(out) = &bytes_out {
                 // SAFETY: see `SharedMut`: positions are disjoint across chunks.
                 let dst = unsafe { out.slice(moff * msize, n * msize) };
@@ -692,7 +764,12 @@ impl Dataset {
                 // SAFETY: as above.
                 let dst = unsafe { out.slice(moff, n) };
                 for (i, s) in dst.iter_mut().enumerate() {
-                    *s = decode_string(lay.strkind, &src[i * lay.esize..(i + 1) * lay.esize]);
+                    let cell = &src[i * lay.esize..(i + 1) * lay.esize];
+                    *s = if lay.strkind == StrKind::Vlen {
+                        lay.vlen_string(cell, arena)
+                    } else {
+                        decode_string(lay.strkind, cell)
+                    };
                 }
                 false
             } else {
@@ -701,8 +778,9 @@ impl Dataset {
         };
         let copy_out = |chunk: &[u8], groups: &[&Vec<(u64, u64)>]| -> bool {
             let mut r = false;
+            let arena = chunk.get(lay.chunk_bytes()..).unwrap_or_default();
             for_each_run(&lay, slab, groups, |moff, coff, n| {
-                r |= emit(moff, &chunk[coff * lay.esize..(coff + n) * lay.esize], n);
+                r |= emit(moff, &chunk[coff * lay.esize..(coff + n) * lay.esize], n, arena);
             });
             r
         };
@@ -739,9 +817,9 @@ impl Dataset {
                             if lay.swap {
                                 swap_bytes(&mut b, lay.esize);
                             }
-                            r |= emit(moff, &b, n);
+                            r |= emit(moff, &b, n, &[]);
                         }
-                        None => r |= emit(moff, &lay.fill.repeat(n), n),
+                        None => r |= emit(moff, &lay.fill.repeat(n), n, &[]),
                     }
                 }
                 r
@@ -749,7 +827,7 @@ impl Dataset {
                 // A chunk too large to hold that does not exist: fill values,
                 // run by run, without materialising it.
                 let mut r = false;
-                for_each_run(&lay, slab, &groups, |moff, _, n| r |= emit(moff, &lay.fill.repeat(n), n));
+                for_each_run(&lay, slab, &groups, |moff, _, n| r |= emit(moff, &lay.fill.repeat(n), n, &[]));
                 r
             } else if keep {
                 let chunk = self.load_chunk(&lay, &cache, &key, true)?;
@@ -791,6 +869,15 @@ impl Dataset {
             MemIn::Bytes { memtype, .. } => *memtype,
             MemIn::Strings(_) => NC_STRING,
         };
+        if let Some(e) = &v.unreadable {
+            return Err(e.clone());
+        }
+        if v.object_codec.is_some() {
+            return Err(NcError::with(
+                NC_EFILTER,
+                format!("{}: writing variable-length strings (|O) is not supported", v.name),
+            ));
+        }
         type_check(v, memtype)?;
         if slab.is_empty() {
             return Ok(());

@@ -256,15 +256,26 @@ fn var_objects(ds: &Dataset, gid: usize, vid: usize, out: &mut Vec<(StoreKey, Va
             other => values_to_json(&other),
         }
     };
-    let (compressor, filters) = match v.codecs.split_last() {
+    let (compressor, mut filters) = match v.codecs.split_last() {
         None => (Value::Null, Value::Null),
         Some((last, [])) => (last.clone(), Value::Null),
         Some((last, rest)) => (last.clone(), Value::Array(rest.to_vec())),
     };
+    if let Some(oc) = &v.object_codec {
+        let mut f = vec![oc.clone()];
+        if let Value::Array(rest) = filters {
+            f.extend(rest);
+        }
+        filters = Value::Array(f);
+    }
     let mut z = Map::new();
     z.insert("zarr_format".into(), json!(2));
     z.insert("shape".into(), json!(shape));
-    z.insert("dtype".into(), json!(format_dtype(v.nctype, v.endian, strlen, ds.pure_zarr)));
+    let dtype = match &v.stored_dtype {
+        Some(d) => serde_json::from_str(d).unwrap_or_else(|_| json!(d)),
+        None => json!(format_dtype(v.nctype, v.endian, strlen, ds.pure_zarr)),
+    };
+    z.insert("dtype".into(), dtype);
     z.insert("chunks".into(), json!(chunks));
     z.insert("fill_value".into(), fill);
     z.insert("order".into(), json!(if v.order_f { "F" } else { "C" }));
@@ -800,12 +811,37 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
     if chunks.len() != shape.len() || chunks.contains(&0) {
         return Err(bad(format!("{vkey}: chunks do not match shape")));
     }
-    let dtype_s =
-        z.get("dtype").and_then(Value::as_str).ok_or_else(|| bad(format!("{vkey}: dtype is not a string")))?;
-    let dtype = parse_dtype(dtype_s, r.pure_zarr)?;
-    if dtype.json {
-        return Err(bad(format!("{vkey}: dtype {dtype_s} is not an array type")));
-    }
+    // A dtype or object codec this library cannot decode leaves the
+    // variable visible (NC_UBYTE, or NC_STRING for `|O`) with reads failing.
+    let mut unreadable = None;
+    let mut object_codec = None;
+    let mut stored_dtype = None;
+    let first_filter = z.get("filters").and_then(Value::as_array).and_then(|f| f.first());
+    let dtype_s = z.get("dtype").and_then(Value::as_str).unwrap_or("");
+    let dtype = match z.get("dtype") {
+        Some(Value::String(s)) if s == "|O" => {
+            stored_dtype = Some(s.clone());
+            let id = first_filter.and_then(|f| f.get("id")).and_then(Value::as_str).unwrap_or("");
+            if crate::codec::vlen::is_object_codec(id) {
+                object_codec = first_filter.cloned();
+            }
+            if !crate::codec::vlen::IDS.contains(&id) {
+                let what = if id.is_empty() { "no object codec".to_string() } else { format!("object codec {id:?}") };
+                unreadable =
+                    Some(NcError::with(NC_ENOFILTER, format!("{vkey}: dtype |O with {what} is not available")));
+            }
+            DType { nctype: NC_STRING, endian: NC_ENDIAN_NATIVE, strlen: None, json: false, ucs4: false }
+        }
+        Some(d) => match d.as_str().map(|s| parse_dtype(s, r.pure_zarr)) {
+            Some(Ok(t)) if !t.json => t,
+            _ => {
+                stored_dtype = Some(d.as_str().map_or_else(|| d.to_string(), str::to_string));
+                unreadable = Some(NcError::with(NC_EBADTYPE, format!("{vkey}: dtype {d} is not supported")));
+                DType { nctype: NC_UBYTE, endian: NC_ENDIAN_NATIVE, strlen: None, json: false, ucs4: false }
+            }
+        },
+        None => return Err(bad(format!("{vkey}: no dtype"))),
+    };
     let order_f = match z.get("order").and_then(Value::as_str) {
         Some("C") | None => false,
         Some("F") => true,
@@ -817,7 +853,8 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
     };
     let mut codecs = Vec::new();
     match z.get("filters") {
-        Some(Value::Array(f)) => codecs.extend(f.iter().cloned()),
+        // the object codec is the variable's string layout, not a filter
+        Some(Value::Array(f)) => codecs.extend(f.iter().skip(usize::from(object_codec.is_some())).cloned()),
         Some(Value::Null) | None => {}
         Some(_) => return Err(bad(format!("{vkey}: filters is not a list"))),
     }
@@ -911,6 +948,7 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
     let (atts, _) = read_atts(r, &zattrs, None, Some(dtype.nctype))?;
     let zarray_fill = match z.get("fill_value") {
         None | Some(Value::Null) => None,
+        Some(_) if unreadable.is_some() => None,
         Some(f) => match dtype.nctype {
             NC_CHAR => Some(Values::Char(vec![f.as_str().and_then(|s| s.bytes().next()).unwrap_or(0)])),
             NC_STRING => Some(Values::String(vec![f.as_str().unwrap_or("").to_string()])),
@@ -925,7 +963,9 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
             }
         },
     };
-    let no_fill = matches!(z.get("fill_value"), Some(Value::Null));
+    // `|O` arrays have no fill value (null) as zarr-python writes them: a
+    // missing chunk reads as the NC_STRING default, ""
+    let no_fill = matches!(z.get("fill_value"), Some(Value::Null)) && stored_dtype.is_none();
     let quantize = super::quantize::Quantize::from_atts(&atts);
     let v = Var {
         name: name.to_string(),
@@ -947,6 +987,9 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
         codecs,
         dtype_strlen: dtype.strlen,
         ucs4: dtype.ucs4,
+        object_codec,
+        stored_dtype,
+        unreadable,
         persisted: true,
         has_data: true,
         quantize,

@@ -71,6 +71,17 @@ pub struct Var {
     pub dtype_strlen: Option<usize>,
     /// Strings stored as numpy UCS-4 (`<Un>`), 4 bytes per character.
     pub ucs4: bool,
+    /// The object codec of a Zarr `|O` array (`vlen-utf8`, `vlen-bytes`),
+    /// the first of its filters, kept out of `codecs`: its strings are
+    /// variable-length.
+    pub object_codec: Option<serde_json::Value>,
+    /// The dtype as read, when this library does not write it itself
+    /// (`|O`, a dtype it cannot decode): written back unchanged.
+    pub stored_dtype: Option<String>,
+    /// Why the data of a variable read from a store cannot be decoded (a
+    /// dtype or object codec this library does not know): the variable
+    /// opens and inquires, and data access fails with this error.
+    pub unreadable: Option<super::error::NcError>,
     /// Metadata of this variable has been persisted: chunking, endianness
     /// and fill mode can no longer change.
     pub persisted: bool,
@@ -393,6 +404,9 @@ impl Dataset {
             codecs: vec![],
             dtype_strlen: None,
             ucs4: false,
+            object_codec: None,
+            stored_dtype: None,
+            unreadable: None,
             persisted: false,
             has_data: false,
             quantize: super::quantize::Quantize::default(),

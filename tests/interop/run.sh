@@ -154,6 +154,13 @@ else
     bad "quantize: $(grep -v '^ok' "$out/quantize.log" | head -20)"
 fi
 
+echo "== variable-length strings from zarr-python and xarray (tests/interop/vlen.py)"
+if "$py" "$here/vlen.py" "$out/vlen" "$libdir/libnczarr_rs.so" > "$out/vlen.log" 2>&1; then
+    ok "vlen: $(grep -c '^ok' "$out/vlen.log") |O vlen-utf8 arrays (zarr-python with and without a compressor, a missing chunk, 2-d; xarray variable and coordinate) read as zarr-python reads them"
+else
+    bad "vlen: $(grep -v '^ok' "$out/vlen.log" | head -20)"
+fi
+
 echo "== writer x reader matrix (tests/interop/matrix.py)"
 if "$py" "$here/matrix.py" "$out/matrix" "$out" > "$out/matrix.md" 2> "$out/matrix.log"; then
     ok "the writer x reader matrix is as documented ($out/matrix.md)"
