@@ -56,18 +56,38 @@ fn images() -> std::sync::MutexGuard<'static, HashMap<i32, Image>> {
     IMAGES.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// A fresh private temporary path for one image.
-fn temp_path() -> PathBuf {
+/// A fresh private path for one image: `image.zip` in a new directory that
+/// only this user can enter, made with `mkdir` (which fails on anything
+/// already there, a planted symlink included), so nothing in the shared
+/// temporary directory can redirect the writes.
+fn temp_path() -> NcResult<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    std::env::temp_dir().join(format!(".nczarr-rs-memio-{}-{n}.zip", std::process::id()))
+    for _ in 0..64 {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!(".nczarr-rs-memio-{}-{n}", std::process::id()));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir.join("image.zip")),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(NcError::with(e.raw_os_error().unwrap_or(NC_EIO), e.to_string())),
+        }
+    }
+    Err(NcError::with(NC_EIO, "no free private temporary directory"))
+}
+
+/// Removes an image's temporary file and its private directory.
+fn remove_temp(p: &std::path::Path) {
+    let _ = std::fs::remove_file(p);
+    if let Some(dir) = p.parent() {
+        let _ = std::fs::remove_dir(dir);
+    }
 }
 
 /// Forgets the image of file `fid` (closed or aborted), removing its
 /// temporary file.
 pub(crate) fn discard(fid: i32) {
     if let Some(Image::Temp(p)) = images().remove(&fid) {
-        let _ = std::fs::remove_file(p);
+        remove_temp(&p);
     }
 }
 
@@ -109,13 +129,13 @@ fn open_image(path: &str, omode: c_int, memory: *mut c_void, image: &[u8], flags
     if !image.starts_with(b"PK") {
         return Err(foreign_image(image));
     }
-    let tmp = temp_path();
+    let tmp = temp_path()?;
     std::fs::write(&tmp, image).map_err(|e| NcError::with(e.raw_os_error().unwrap_or(NC_EIO), e.to_string()))?;
     let opened = file::open(&tmp.to_string_lossy(), omode & !(NC_INMEMORY | NC_DISKLESS));
     let writable = omode & NC_WRITE != 0;
     if !writable || opened.is_err() {
         // read-only: the zip driver holds the whole archive in memory
-        let _ = std::fs::remove_file(&tmp);
+        remove_temp(&tmp);
     }
     let image = if writable { Image::Temp(tmp) } else { Image::Caller { memory, size: image.len(), flags } };
     register(opened?, path, image)
@@ -206,11 +226,11 @@ pub unsafe extern "C" fn nc_create_mem(
         let mut modes: Vec<String> =
             modes.into_iter().filter(|m| !matches!(m.as_str(), "file" | "zip" | "s3" | "mem")).collect();
         modes.push("zip".into());
-        let tmp = temp_path();
+        let tmp = temp_path()?;
         let target = format!("file://{}#mode={}", tmp.display(), modes.join(","));
         let ds = file::create(&target, (mode & !(NC_INMEMORY | NC_DISKLESS | NC_NOCLOBBER)) | NC_CLOBBER);
         let ds = ds.inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
+            remove_temp(&tmp);
         })?;
         out(ncidp, register(ds, path, Image::Temp(tmp))?);
         Ok(())
@@ -243,7 +263,7 @@ pub unsafe extern "C" fn nc_close_memio(ncid: c_int, info: *mut NC_memio) -> c_i
             _ => Ok(()),
         };
         if let Some(Image::Temp(p)) = image {
-            let _ = std::fs::remove_file(p);
+            remove_temp(&p);
         }
         result
     })
