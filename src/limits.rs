@@ -102,6 +102,15 @@ pub fn try_reserve(buf: &mut Vec<u8>, additional: usize) -> Result<(), TooLarge>
     buf.try_reserve_exact(additional).map_err(|_| TooLarge { wanted: additional as u64, limit: u64::MAX })
 }
 
+/// `n` copies of `value` (say `n` empty strings for a caller's request), or
+/// an error when the memory cannot be had (never an abort).
+pub fn try_filled<T: Clone>(n: usize, value: T) -> Result<Vec<T>, TooLarge> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| TooLarge { wanted: n as u64, limit: u64::MAX })?;
+    v.resize(n, value);
+    Ok(v)
+}
+
 /// A zeroed buffer of `n` bytes, `n` at most `limit`, or an error.
 pub fn try_zeroed(n: u64, limit: u64) -> Result<Vec<u8>, TooLarge> {
     let n = check(n, limit)?;
@@ -122,6 +131,8 @@ mod tests {
         assert!(try_zeroed(1 << 62, u64::MAX).is_err());
         let mut v = vec![1u8];
         assert!(try_reserve(&mut v, usize::MAX / 2).is_err());
+        assert!(try_filled(usize::MAX / 64, String::new()).is_err());
+        assert_eq!(try_filled(2, 7u8).unwrap(), vec![7, 7]);
         assert!(check(u64::MAX, u64::MAX).is_err());
     }
 }

@@ -144,6 +144,18 @@ fn huge_string_dtypes() {
     }
 }
 
+#[test]
+fn string_requests_of_2_pow_40_elements_are_refused() {
+    // A store's shape makes a whole-variable string read 2^40 values: the
+    // strings gathered for it are allocated fallibly (it aborted before).
+    let (_d, root) = zarr_dir(&zarray("[1099511627776]", "[1048576]", "|S4", "null", "null"));
+    let nc = nc_open_path(&root.display().to_string(), NC_NOWRITE).unwrap();
+    let mut one: *mut c_char = null_mut(); // never written: the call fails first
+    assert_eq!(unsafe { nc_get_var_string(nc, 0, &mut one) }, NC_ENOMEM);
+    assert!(one.is_null());
+    assert_eq!(nc_close(nc), NC_NOERR);
+}
+
 /// A stored zip entry, optionally with a forged uncompressed size.
 struct Entry<'a> {
     name: &'a str,

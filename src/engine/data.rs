@@ -1004,7 +1004,8 @@ impl Dataset {
         let slab = self.slab(gid, varid, None, None, None, None, false)?;
         let n = slab.mem_elems();
         if v.nctype == NC_STRING {
-            let mut out = vec![String::new(); n];
+            let mut out =
+                crate::limits::try_filled(n, String::new()).map_err(|e| NcError::with(NC_ENOMEM, e.to_string()))?;
             self.get_slab(gid, varid, &slab, MemOut::Strings(&mut out))?;
             return Ok(Err(out));
         }

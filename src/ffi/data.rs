@@ -103,7 +103,7 @@ pub(crate) unsafe fn get(
         }
         non_null(ip)?;
         if memtype == NC_STRING {
-            let mut strings = vec![String::new(); n];
+            let mut strings = crate::limits::try_filled(n, String::new()).map_err(|e| NcError::with(NC_ENOMEM, e.to_string()))?;
             let result = ds.get_slab(gid, varid, &s, MemOut::Strings(&mut strings));
             if let Err(e) = &result {
                 if e.code() != NC_ERANGE {
@@ -159,7 +159,7 @@ pub(crate) unsafe fn put(
         non_null(op)?;
         if memtype == NC_STRING {
             let src = op as *const *const c_char;
-            let mut strings = vec![String::new(); n];
+            let mut strings = crate::limits::try_filled(n, String::new()).map_err(|e| NcError::with(NC_ENOMEM, e.to_string()))?;
             for p in positions(&s) {
                 let c = *src.add(p);
                 if !c.is_null() {
