@@ -35,17 +35,6 @@ fn check_mode_combination(mode: i32) -> NcResult<()> {
     Ok(())
 }
 
-/// The first bytes of a zip archive (a zip store given as a plain path).
-const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
-
-fn starts_with_zip_magic(path: &std::path::Path) -> bool {
-    use std::io::Read;
-    let mut magic = [0u8; 4];
-    std::fs::metadata(path).is_ok_and(|m| m.is_file())
-        && std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok()
-        && magic == ZIP_MAGIC
-}
-
 /// Whether this library, rather than a netCDF-C in the same process, serves
 /// `path` (see `ffi::interpose`): URLs that name a Zarr format or storage
 /// ([`url::zarr_url`]); for `nc_open`, also a plain path to a directory that
@@ -62,12 +51,14 @@ pub fn claims(path: &str, create: bool) -> bool {
     if p.is_dir() {
         return crate::map::file::is_store_dir(p);
     }
-    starts_with_zip_magic(p)
+    crate::map::zip::looks_like_zip(p)
 }
 
 fn location(path: &str, mode: i32) -> NcResult<url::DatasetUrl> {
     let mut u = url::parse(path)?;
-    if u.storage == Storage::File && url::zarr_url(path).is_none() && starts_with_zip_magic(std::path::Path::new(path))
+    if u.storage == Storage::File
+        && url::zarr_url(path).is_none()
+        && crate::map::zip::looks_like_zip(std::path::Path::new(path))
     {
         u.storage = Storage::Zip;
     }

@@ -6,7 +6,7 @@
 
 use super::interpose::{by_ncid, is_ours};
 use super::args::{c_str, out, out_name};
-use super::boundary::guard;
+use super::boundary::{guard, status};
 use super::nc::{read, write};
 use super::types::nc_type;
 use super::values::{from_mem, to_mem};
@@ -408,7 +408,6 @@ pub unsafe extern "C" fn nc_copy_att(ncid_in: c_int, varid_in: c_int, name: *con
 /// `nc_copy_att` between this library and another (each side's calls are
 /// routed by ncid), through the public API as netCDF-C's own `nc_copy_att`.
 unsafe fn copy_att_across(ncid_in: c_int, varid_in: c_int, name: *const c_char, ncid_out: c_int, varid_out: c_int) -> NcResult<()> {
-    let status = |rc: c_int| if rc == NC_NOERR { Ok(()) } else { Err(NcError::new(rc)) };
     let (mut xtype, mut len) = (0, 0usize);
     status(nc_inq_att(ncid_in, varid_in, name, &mut xtype, &mut len))?;
     if xtype == NC_STRING {

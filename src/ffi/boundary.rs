@@ -21,6 +21,15 @@ pub(crate) fn guard(name: &'static str, body: impl FnOnce() -> NcResult<()>) -> 
     }
 }
 
+/// The inverse of [`guard`]: a C status as a result (`NC_NOERR` is `Ok`),
+/// for bodies that call other C API functions.
+pub(crate) fn status(rc: c_int) -> NcResult<()> {
+    match rc {
+        NC_NOERR => Ok(()),
+        rc => Err(crate::engine::NcError::new(rc)),
+    }
+}
+
 /// Like [`guard`] for functions that return a value instead of a status;
 /// a panic returns `fallback`.
 pub(crate) fn guard_or<T>(name: &'static str, fallback: T, body: impl FnOnce() -> T) -> T {

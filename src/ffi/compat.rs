@@ -7,7 +7,7 @@
 #![allow(non_camel_case_types)]
 
 use super::args::{c_str, in_slice, non_null, out};
-use super::boundary::guard;
+use super::boundary::{guard, status};
 use super::interpose::{always, by_ncid, by_path, is_ours};
 use super::nc::{read, write};
 use super::types::nc_type;
@@ -570,10 +570,7 @@ pub unsafe extern "C" fn nc__create_mp(
 ) -> c_int {
     by_path!(path, true => nc__create_mp(path, cmode, initialsz, basepe, chunksizehintp, ncidp));
     let _ = basepe;
-    guard("nc__create_mp", || match super::files::nc__create(path, cmode, initialsz, chunksizehintp, ncidp) {
-        NC_NOERR => Ok(()),
-        rc => Err(NcError::new(rc)),
-    })
+    guard("nc__create_mp", || status(super::files::nc__create(path, cmode, initialsz, chunksizehintp, ncidp)))
 }
 
 /// `nc__open` with a netCDF-3 `basepe`, which is ignored.
@@ -590,10 +587,7 @@ pub unsafe extern "C" fn nc__open_mp(
 ) -> c_int {
     by_path!(path, false => nc__open_mp(path, mode, basepe, chunksizehintp, ncidp));
     let _ = basepe;
-    guard("nc__open_mp", || match super::files::nc__open(path, mode, chunksizehintp, ncidp) {
-        NC_NOERR => Ok(()),
-        rc => Err(NcError::new(rc)),
-    })
+    guard("nc__open_mp", || status(super::files::nc__open(path, mode, chunksizehintp, ncidp)))
 }
 
 /// Deletes a dataset (directory tree, zip archive, S3 prefix or memory
@@ -755,7 +749,6 @@ unsafe fn copy_var_across(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> NcRe
     use super::data::{nc_get_vara, nc_put_vara};
     use super::files::{nc_free_string, nc_inq_dim, nc_inq_dimid};
     use super::vars::{nc_def_var, nc_inq_var};
-    let status = |rc: c_int| if rc == NC_NOERR { Ok(()) } else { Err(NcError::new(rc)) };
     let mut name = [0 as c_char; NC_MAX_NAME as usize + 1];
     let (mut xtype, mut ndims, mut natts) = (0, 0, 0);
     let mut dimids = vec![0 as c_int; NC_MAX_VAR_DIMS as usize];

@@ -15,7 +15,7 @@
 //! `NC_ENOTNC4`, as in netCDF-C's own NCZarr table.
 #![allow(clippy::too_many_arguments)]
 
-use super::boundary::guard;
+use super::boundary::{guard, status};
 use super::compat::NC_Dispatch;
 use super::types::nc_type;
 use super::{atts, compat, data, files, vars};
@@ -44,10 +44,7 @@ fn fwd_result(name: &'static str, ncid: c_int, f: impl FnOnce(c_int) -> NcResult
 
 /// Runs a C API function `f` with this library's ncid; its status is the slot's.
 fn fwd(name: &'static str, ncid: c_int, f: impl FnOnce(c_int) -> c_int) -> c_int {
-    fwd_result(name, ncid, |n| match f(n) {
-        NC_NOERR => Ok(()),
-        rc => Err(NcError::new(rc)),
-    })
+    fwd_result(name, ncid, |n| status(f(n)))
 }
 
 type F = Option<unsafe extern "C" fn()>;

@@ -1,7 +1,7 @@
 //! netCDF C API: variable definitions and inquiries.
 
 use super::args::{c_str, in_slice, out, out_name, out_slice};
-use super::boundary::guard;
+use super::boundary::{guard, status};
 use super::interpose::{always, by_ncid};
 use super::nc::{read, write};
 use super::types::nc_type;
@@ -502,10 +502,7 @@ pub extern "C" fn nc_def_var_bzip2(ncid: c_int, varid: c_int, level: c_int) -> c
             return Err(NcError::new(NC_EINVAL));
         }
         // SAFETY: one parameter, from a live local
-        match unsafe { nc_def_var_filter(ncid, varid, H5Z_FILTER_BZIP2, 1, &(level as c_uint)) } {
-            NC_NOERR => Ok(()),
-            rc => Err(NcError::new(rc)),
-        }
+        status(unsafe { nc_def_var_filter(ncid, varid, H5Z_FILTER_BZIP2, 1, &(level as c_uint)) })
     })
 }
 

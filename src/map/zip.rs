@@ -135,9 +135,13 @@ fn io_err(path: &Path, e: std::io::Error) -> MapError {
 }
 
 /// True if `path` is a file that starts like a zip archive.
-fn looks_like_zip(path: &Path) -> bool {
+/// Whether `path` is a regular file that starts like a zip archive (a local
+/// file header, or the end record of an empty archive). Never opens anything
+/// else, so a FIFO cannot block it.
+pub fn looks_like_zip(path: &Path) -> bool {
     let mut magic = [0u8; 4];
-    fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok()
+    fs::metadata(path).is_ok_and(|m| m.is_file())
+        && fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok()
         && (magic == *b"PK\x03\x04" || magic == *b"PK\x05\x06")
 }
 
