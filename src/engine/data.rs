@@ -140,7 +140,7 @@ struct Layout {
     cstrides: Vec<u64>,
     celems: usize,
     swap: bool,
-    sep: char,
+    chunk_keys: super::format::ChunkKeys,
     key: StoreKey,
     fill: Vec<u8>,
     /// The fill string of a variable-length string variable.
@@ -223,7 +223,7 @@ impl Layout {
             cstrides,
             celems,
             swap: v.endian != native_endian() && strkind == StrKind::None && esize > 1,
-            sep: v.dim_separator,
+            chunk_keys: v.chunk_keys,
             key: ds.var_key(gid, varid),
             fill,
             fill_str,
@@ -234,8 +234,7 @@ impl Layout {
     }
 
     fn chunk_key(&self, idx: &[u64]) -> NcResult<StoreKey> {
-        let name = idx.iter().map(u64::to_string).collect::<Vec<_>>().join(&self.sep.to_string());
-        Ok(StoreKey::parse(&format!("{}/{}", self.key.as_str(), name))?)
+        self.chunk_keys.key(&self.key, idx)
     }
 
     /// Bytes of a decoded chunk.

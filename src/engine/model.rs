@@ -1,6 +1,6 @@
 //! The netCDF-4 data model of one open dataset (groups, dimensions,
 //! variables, attributes) and the netCDF semantics of defining, inquiring
-//! and renaming them. Persistence lives in [`super::meta`].
+//! and renaming them. Persistence lives in [`super::format`].
 
 use super::consts::*;
 use super::error::*;
@@ -62,7 +62,8 @@ pub struct Var {
     /// `NC_ENDIAN_NATIVE` for a one-byte type read as `|i1`/`|u1`.
     pub endian: i32,
     pub atts: Vec<Att>,
-    pub dim_separator: char,
+    /// How its chunks are named in the store.
+    pub chunk_keys: super::format::ChunkKeys,
     /// Fortran (column-major) order on disk.
     pub order_f: bool,
     /// Codec JSON of `filters` then `compressor`, as read.
@@ -130,7 +131,10 @@ pub struct Dataset {
     pub dims: Vec<Dim>,
     /// `_NCProperties` (provenance).
     pub provenance: Option<String>,
+    /// Where the NCZarr keys live (within the format).
     pub layout: Layout,
+    /// The on-disk format: reads and writes the metadata.
+    pub format: &'static dyn super::format::Format,
     /// The store holds a consolidated `.zmetadata` to keep up to date.
     pub consolidated: bool,
     /// Metadata objects as last written or read, so unchanged ones are not rewritten.
@@ -171,6 +175,7 @@ impl Dataset {
             dims: vec![],
             provenance: if pure_zarr { None } else { Some(provenance()) },
             layout: if pure_zarr { Layout::PureZarr } else { Layout::V2InAttrs },
+            format: super::format::default_format(),
             consolidated: false,
             written: HashMap::new(),
         }
@@ -399,7 +404,7 @@ impl Dataset {
             zarray_fill: None,
             endian: native_endian(),
             atts: vec![],
-            dim_separator: '.',
+            chunk_keys: self.format.chunk_keys(dimids.is_empty()),
             order_f: false,
             codecs: vec![],
             dtype_strlen: None,
