@@ -319,6 +319,23 @@ fn fill_value(v: &Value, t: &DataType) -> Result<Option<Values>, String> {
     }
 }
 
+/// xarray writes the `_FillValue` attribute of a v3 array of floats as
+/// base64 of the value as a little-endian double: decoded here to the
+/// number.
+fn xarray_fill_attribute(attrs: &mut Map<String, Value>, dt: &DataType) {
+    use base64::Engine;
+    if !matches!(dt.nctype, NC_FLOAT | NC_DOUBLE) {
+        return;
+    }
+    let Some(Value::String(text)) = attrs.get(NC_FillValue_NAME) else {
+        return;
+    };
+    let Ok(Ok(bytes)) = base64::engine::general_purpose::STANDARD.decode(text).map(<[u8; 8]>::try_from) else {
+        return;
+    };
+    attrs.insert(NC_FillValue_NAME.into(), json::f64_json(f64::from_le_bytes(bytes)));
+}
+
 fn read_array(ds: &mut Dataset, gid: usize, name: &str, meta: &Map<String, Value>) -> NcResult<()> {
     let vkey = ds.group_key(gid).child(name)?;
     check_format(&vkey, meta)?;
@@ -374,7 +391,8 @@ fn read_array(ds: &mut Dataset, gid: usize, name: &str, meta: &Map<String, Value
         }
     }
 
-    let attrs = attributes(&vkey, meta)?;
+    let mut attrs = attributes(&vkey, meta)?;
+    xarray_fill_attribute(&mut attrs, &dt);
     let info = if ds.pure_zarr { None } else { attrs.get("_nczarr_array").cloned() };
     let (dimids, storage) = match info {
         Some(info) => nczarr::read_array_info(ds, gid, &vkey, &info, &shape)?,

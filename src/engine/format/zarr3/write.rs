@@ -147,12 +147,34 @@ fn array(ds: &Dataset, gid: usize, vid: usize) -> NcResult<Value> {
     m.insert("fill_value".into(), fill_json(&fill));
     m.insert("codecs".into(), Value::Array(codecs));
     let keys = nczarr::array_keys(ds, gid, vid);
-    m.insert("attributes".into(), Value::Object(nczarr::var_attributes(ds, v, vec![], keys.in_attrs)));
+    let mut attrs = nczarr::var_attributes(ds, v, vec![], keys.in_attrs);
+    xarray_fill_attribute(&mut attrs, v)?;
+    m.insert("attributes".into(), Value::Object(attrs));
     if !v.is_scalar() {
         let names: Vec<String> = v.dimids.iter().map(|&d| ds.dims[d].name.clone()).collect();
         m.insert("dimension_names".into(), json!(names));
     }
     Ok(Value::Object(m))
+}
+
+/// xarray reads the `_FillValue` attribute of a v3 array of floats as
+/// base64 of the value as a little-endian double (and fails on a number).
+fn xarray_fill_attribute(attrs: &mut Map<String, Value>, v: &Var) -> NcResult<()> {
+    use base64::Engine;
+    if !matches!(v.nctype, NC_FLOAT | NC_DOUBLE) {
+        return Ok(());
+    }
+    let Some(att) = v.atts.iter().find(|a| a.name == NC_FillValue_NAME) else {
+        return Ok(());
+    };
+    let Values::Double(d) = att.values.convert(NC_DOUBLE)?.0 else {
+        return Ok(());
+    };
+    let Some(x) = d.first() else {
+        return Ok(());
+    };
+    attrs.insert(NC_FillValue_NAME.into(), json!(base64::engine::general_purpose::STANDARD.encode(x.to_le_bytes())));
+    Ok(())
 }
 
 /// The root `zarr.json` with zarr-python 3's inline consolidated metadata:
