@@ -9,8 +9,10 @@
 
 mod blosc;
 mod bz2;
+mod crc32c;
 mod fletcher32;
 mod lz4;
+mod sharding;
 mod shuffle;
 pub mod vlen;
 mod zlib;
@@ -102,6 +104,8 @@ pub fn from_json(cfg: &Value, elem_size: usize) -> CodecResult<Box<dyn Codec>> {
             Ok(Box::new(zstd::Zstd { level: level as i32, checksum }))
         }
         "fletcher32" => Ok(Box::new(fletcher32::Fletcher32)),
+        "crc32c" => Ok(Box::new(crc32c::Crc32c)),
+        "sharding_indexed" => Ok(Box::new(sharding::Sharding::from_json(cfg, elem_size)?)),
         "bz2" => {
             // numcodecs' default level is 1
             let level = param(cfg, "level").unwrap_or(1);
@@ -152,21 +156,7 @@ impl Chain {
     pub fn decode_unsized(&self, data: &[u8], limit: usize) -> CodecResult<Vec<u8>> {
         let mut cur = data.to_vec();
         for c in self.codecs.iter().rev() {
-            if let Some(n) = c.announced_len(&cur) {
-                if n > limit {
-                    return Err(CodecError::NoMemory(n));
-                }
-                cur = c.decode(&cur, n)?;
-                continue;
-            }
-            let mut guess = cur.len().saturating_mul(4).clamp(4096, limit.max(1));
-            cur = loop {
-                match c.decode(&cur, guess) {
-                    Ok(out) => break out,
-                    Err(CodecError::Corrupt(_)) if guess < limit => guess = guess.saturating_mul(4).min(limit),
-                    Err(e) => return Err(e),
-                }
-            };
+            cur = decode_unknown(c.as_ref(), &cur, limit)?;
         }
         Ok(cur)
     }
@@ -179,14 +169,40 @@ impl Chain {
         let mut sizes = Vec::with_capacity(self.codecs.len());
         let mut size = Some(decoded_len);
         for c in &self.codecs {
-            sizes.push(size.unwrap_or(decoded_len));
+            sizes.push(size);
             size = size.and_then(|n| c.encoded_len(n));
         }
         let mut cur = data.to_vec();
-        for (c, &n) in self.codecs.iter().zip(&sizes).rev() {
-            cur = c.decode(&cur, n)?;
+        for (c, n) in self.codecs.iter().zip(&sizes).rev() {
+            cur = match *n {
+                Some(n) => c.decode(&cur, n)?,
+                // past a codec whose output size varies (a compressor
+                // before a compressor, a shard index): as if unsized, within
+                // the chunk size limit
+                None => decode_unknown(c.as_ref(), &cur, crate::limits::limits().max_chunk_bytes as usize)?,
+            };
         }
         Ok(cur)
+    }
+}
+
+/// Decodes with one codec data whose decoded size is not known, of at most
+/// `limit` bytes: the size the encoded data announces, else increasing
+/// guesses up to `limit`.
+fn decode_unknown(c: &dyn Codec, data: &[u8], limit: usize) -> CodecResult<Vec<u8>> {
+    if let Some(n) = c.announced_len(data) {
+        if n > limit {
+            return Err(CodecError::NoMemory(n));
+        }
+        return c.decode(data, n);
+    }
+    let mut guess = data.len().saturating_mul(4).clamp(4096, limit.max(1));
+    loop {
+        match c.decode(data, guess) {
+            Ok(out) => return Ok(out),
+            Err(CodecError::Corrupt(_)) if guess < limit => guess = guess.saturating_mul(4).min(limit),
+            Err(e) => return Err(e),
+        }
     }
 }
 

@@ -24,7 +24,7 @@ fn cfg(c: &Value) -> &Value {
 
 /// Translates `codecs` of an array. `vlen`: the data type is
 /// variable-length (an object codec must come first).
-pub fn translate(list: &[Value], vlen: bool) -> Result<Translated, String> {
+pub fn translate(list: &[Value], vlen: bool, chunks: &[u64]) -> Result<Translated, String> {
     use crate::engine::consts::{NC_ENDIAN_BIG, NC_ENDIAN_LITTLE};
     let mut t = Translated { endian: NC_ENDIAN_LITTLE, ..Default::default() };
     let mut seen_array_to_bytes = false;
@@ -56,6 +56,33 @@ pub fn translate(list: &[Value], vlen: bool) -> Result<Translated, String> {
                     Some("little") | None => NC_ENDIAN_LITTLE,
                     Some(e) => return Err(format!("bytes endian {e:?}")),
                 };
+            }
+            "sharding_indexed" if !seen_array_to_bytes && !vlen && !chunks.is_empty() => {
+                seen_array_to_bytes = true;
+                let inner_shape: Vec<u64> = conf
+                    .get("chunk_shape")
+                    .and_then(Value::as_array)
+                    .map(|o| o.iter().filter_map(Value::as_u64).collect())
+                    .ok_or_else(|| format!("sharding_indexed {conf}"))?;
+                let list = |k: &str| conf.get(k).and_then(Value::as_array).cloned().unwrap_or_default();
+                let inner = translate(&list("codecs"), false, &inner_shape)?;
+                let index = translate(&list("index_codecs"), false, &[])?;
+                if inner.order_f
+                    || index.order_f
+                    || index.endian != NC_ENDIAN_LITTLE
+                    || !index.codecs.iter().all(|c| c["id"] == "crc32c")
+                {
+                    return Err("sharding_indexed: transposed inner chunks or an index codec other than crc32c".into());
+                }
+                t.endian = inner.endian;
+                t.codecs.push(json!({
+                    "id": "sharding_indexed",
+                    "shard_shape": chunks,
+                    "chunk_shape": inner_shape,
+                    "codecs": inner.codecs,
+                    "index_codecs": index.codecs,
+                    "index_location": conf.get("index_location").cloned().unwrap_or(json!("end")),
+                }));
             }
             "vlen-utf8" | "vlen-bytes" if !seen_array_to_bytes && vlen => {
                 seen_array_to_bytes = true;

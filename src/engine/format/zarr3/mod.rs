@@ -336,6 +336,27 @@ fn xarray_fill_attribute(attrs: &mut Map<String, Value>, dt: &DataType) {
     attrs.insert(NC_FillValue_NAME.into(), json::f64_json(f64::from_le_bytes(bytes)));
 }
 
+/// A shard's absent inner chunks are the fill value: the sharding codec
+/// gets it as stored (hex of one element in the array's byte order).
+fn shard_fill(p: &mut codecs::Translated, dt: &DataType, fill: Option<&Values>) -> NcResult<()> {
+    let Some(codec) = p.codecs.iter_mut().find(|c| c["id"] == "sharding_indexed") else {
+        return Ok(());
+    };
+    if matches!(dt.nctype, NC_STRING | NC_CHAR) {
+        return Ok(());
+    }
+    let values = match fill {
+        Some(f) => f.convert(dt.nctype)?.0,
+        None => Values::default_fill(dt.nctype)?,
+    };
+    let mut bytes = values.to_ne_bytes();
+    if p.endian != crate::engine::model::native_endian() {
+        bytes.reverse();
+    }
+    codec["fill"] = Value::String(bytes.iter().map(|b| format!("{b:02x}")).collect());
+    Ok(())
+}
+
 fn read_array(ds: &mut Dataset, gid: usize, name: &str, meta: &Map<String, Value>) -> NcResult<()> {
     let vkey = ds.group_key(gid).child(name)?;
     check_format(&vkey, meta)?;
@@ -375,7 +396,7 @@ fn read_array(ds: &mut Dataset, gid: usize, name: &str, meta: &Map<String, Value
         None => return Err(bad(format!("{vkey}: no data_type"))),
     };
     let pipeline = match meta.get("codecs") {
-        Some(Value::Array(list)) => codecs::translate(list, dt.vlen),
+        Some(Value::Array(list)) => codecs::translate(list, dt.vlen, &chunks),
         _ => return Err(bad(format!("{vkey}: codecs is missing or not a list"))),
     };
     let pipeline = match pipeline {
@@ -431,6 +452,8 @@ fn read_array(ds: &mut Dataset, gid: usize, name: &str, meta: &Map<String, Value
         None => return Err(bad(format!("{vkey}: no fill_value"))),
     };
     let quantize = crate::engine::quantize::Quantize::from_atts(&atts);
+    let mut pipeline = pipeline;
+    shard_fill(&mut pipeline, &dt, zarray_fill.as_ref())?;
     let one_byte = matches!(dt.nctype, NC_BYTE | NC_UBYTE);
     let v = Var {
         name: name.to_string(),
