@@ -1231,8 +1231,8 @@ int nc_copy_data(int ncid, nc_type xtypeid, const void *memory, size_t count, vo
 int nc_copy_data_all(int ncid, nc_type xtypeid, const void *memory, size_t count, void **copyp);
 
 /**
- * Prints the dataset's metadata objects (as last written or read) to
- * standard output.
+ * A no-op for a valid ncid, as in netCDF-C's NCZarr (a library does not
+ * write to the program's standard output).
  */
 int nc_show_metadata(int ncid);
 
