@@ -534,7 +534,8 @@ fn read_atts(
             None if name == NC_FillValue_NAME => var_type,
             None => None,
         };
-        atts.push(Att { name: name.clone(), values: json_to_values(value, t)? });
+        let values = json_to_values(value, t).context(format_args!("attribute {name}"))?;
+        atts.push(Att { name: name.clone(), values });
     }
     Ok((atts, provenance))
 }
@@ -583,13 +584,19 @@ pub fn read_dataset(
     let zmeta_key = root.child(".zmetadata")?;
     let has_zmetadata = store.size(&zmeta_key)?.is_some();
     let has_root_group = store.size(&root.child(".zgroup")?)?.is_some();
+    // A .zmetadata that cannot be used is skipped, as netCDF-C does, and
+    // reported in the dataset's notes.
+    let mut notes = Vec::new();
     if has_zmetadata && (use_consolidated || !has_root_group) {
-        if let Ok(Some(Value::Object(doc))) = r.get(&zmeta_key) {
-            if let Some(Value::Object(meta)) = doc.get("metadata") {
-                if !meta.is_empty() {
-                    r.consolidated = Some(meta.clone());
-                }
-            }
+        match r.get(&zmeta_key) {
+            Ok(Some(Value::Object(doc))) => match doc.get("metadata") {
+                Some(Value::Object(meta)) if !meta.is_empty() => r.consolidated = Some(meta.clone()),
+                Some(Value::Object(_)) => {}
+                _ => notes.push(format!("{zmeta_key}: no \"metadata\" object: ignored")),
+            },
+            Ok(Some(_)) => notes.push(format!("{zmeta_key} is not a JSON object: ignored")),
+            Ok(None) => {}
+            Err(e) => notes.push(format!("{}: ignored", e.context(&zmeta_key).detail().unwrap_or_default())),
         }
     }
 
@@ -629,6 +636,7 @@ pub fn read_dataset(
     ds.fresh = false;
     ds.provenance = None;
     ds.consolidated = has_zmetadata;
+    ds.notes = notes;
 
     let mut pending = Vec::new();
     read_groups(&mut r, &mut ds, &mut pending)?;
@@ -652,7 +660,8 @@ pub fn read_dataset(
         }
     }
     for p in pending {
-        read_var(&mut r, &mut ds, p.gid, &p.name)?;
+        let vkey = ds.group_key(p.gid).child(&p.name)?;
+        read_var(&mut r, &mut ds, p.gid, &p.name).context(vkey)?;
     }
     ds.written = std::mem::take(&mut r.seen);
     if r.layout == Layout::V1 {
@@ -666,7 +675,7 @@ pub fn read_dataset(
 /// limits. Group ids are assigned in pre-order.
 fn read_groups(r: &mut Reader, ds: &mut Dataset, pending: &mut Vec<PendingVar>) -> NcResult<()> {
     let limits = crate::limits::limits();
-    let mut stack = vec![(0usize, read_group(r, ds, 0, pending)?.into_iter())];
+    let mut stack = vec![(0usize, read_group(r, ds, 0, pending).context(StoreKey::root())?.into_iter())];
     while let Some((parent, names)) = stack.last_mut() {
         let Some(name) = names.next() else {
             stack.pop();
@@ -689,7 +698,7 @@ fn read_groups(r: &mut Reader, ds: &mut Dataset, pending: &mut Vec<PendingVar>) 
             atts: vec![],
         });
         ds.groups[parent].children.push(child);
-        let names = read_group(r, ds, child, pending)?;
+        let names = read_group(r, ds, child, pending).context(ds.group_key(child))?;
         stack.push((child, names.into_iter()));
     }
     Ok(())

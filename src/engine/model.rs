@@ -135,6 +135,9 @@ pub struct Dataset {
     pub consolidated: bool,
     /// Metadata objects as last written or read, so unchanged ones are not rewritten.
     pub written: HashMap<StoreKey, Vec<u8>>,
+    /// Store content skipped while opening (a malformed `.zmetadata`): what
+    /// and why, for the caller to report.
+    pub notes: Vec<String>,
 }
 
 /// The provenance string this library writes.
@@ -173,6 +176,7 @@ impl Dataset {
             layout: if pure_zarr { Layout::PureZarr } else { Layout::V2InAttrs },
             consolidated: false,
             written: HashMap::new(),
+            notes: Vec::new(),
         }
     }
 
