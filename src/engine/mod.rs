@@ -6,6 +6,7 @@
 pub mod cache;
 pub mod consts;
 pub mod convert;
+pub mod copy;
 pub mod data;
 pub mod error;
 pub mod file;

@@ -139,6 +139,9 @@ pub struct Dataset {
     pub consolidated: bool,
     /// Metadata objects as last written or read, so unchanged ones are not rewritten.
     pub written: HashMap<StoreKey, Vec<u8>>,
+    /// Store content skipped while opening (a malformed `.zmetadata`): what
+    /// and why, for the caller to report.
+    pub notes: Vec<String>,
 }
 
 /// The provenance string this library writes.
@@ -178,6 +181,7 @@ impl Dataset {
             format: super::format::default_format(),
             consolidated: false,
             written: HashMap::new(),
+            notes: Vec::new(),
         }
     }
 

@@ -140,7 +140,7 @@ pub(crate) fn read_group_tree<T>(
     mut read: impl FnMut(&mut Dataset, usize, T) -> NcResult<Vec<(String, T)>>,
 ) -> NcResult<()> {
     let limits = crate::limits::limits();
-    let mut stack = vec![(0usize, read(ds, 0, root)?.into_iter())];
+    let mut stack = vec![(0usize, read(ds, 0, root).context(StoreKey::root())?.into_iter())];
     while let Some((parent, children)) = stack.last_mut() {
         let Some((name, item)) = children.next() else {
             stack.pop();
@@ -164,7 +164,7 @@ pub(crate) fn read_group_tree<T>(
             atts: vec![],
         });
         ds.groups[parent].children.push(child);
-        let children = read(ds, child, item)?;
+        let children = read(ds, child, item).context(ds.group_key(child))?;
         stack.push((child, children.into_iter()));
     }
     Ok(())

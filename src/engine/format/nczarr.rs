@@ -13,6 +13,7 @@
 use super::bad;
 use super::zarr2::dtype::{format_dtype, parse_dtype};
 use crate::engine::consts::*;
+use crate::engine::error::Context;
 use crate::engine::json::{get_either, json_to_values, values_to_json};
 use crate::engine::model::*;
 use crate::engine::names::{check_name, USER_NCZARR_ATTS};
@@ -281,7 +282,8 @@ pub fn read_atts(
             None if name == NC_FillValue_NAME => var_type,
             None => None,
         };
-        atts.push(Att { name: name.clone(), values: json_to_values(value, t)? });
+        let values = json_to_values(value, t).context(format_args!("attribute {name}"))?;
+        atts.push(Att { name: name.clone(), values });
     }
     Ok((atts, provenance))
 }

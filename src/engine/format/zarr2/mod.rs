@@ -256,13 +256,19 @@ fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions)
     let zmeta_key = root.child(".zmetadata")?;
     let has_zmetadata = store.size(&zmeta_key)?.is_some();
     let has_root_group = store.size(&root.child(".zgroup")?)?.is_some();
+    // A .zmetadata that cannot be used is skipped, as netCDF-C does, and
+    // reported in the dataset's notes.
+    let mut notes = Vec::new();
     if has_zmetadata && (use_consolidated || !has_root_group) {
-        if let Ok(Some(Value::Object(doc))) = r.get(&zmeta_key) {
-            if let Some(Value::Object(meta)) = doc.get("metadata") {
-                if !meta.is_empty() {
-                    r.consolidated = Some(meta.clone());
-                }
-            }
+        match r.get(&zmeta_key) {
+            Ok(Some(Value::Object(doc))) => match doc.get("metadata") {
+                Some(Value::Object(meta)) if !meta.is_empty() => r.consolidated = Some(meta.clone()),
+                Some(Value::Object(_)) => {}
+                _ => notes.push(format!("{zmeta_key}: no \"metadata\" object: ignored")),
+            },
+            Ok(Some(_)) => notes.push(format!("{zmeta_key} is not a JSON object: ignored")),
+            Ok(None) => {}
+            Err(e) => notes.push(format!("{}: ignored", e.context(&zmeta_key).detail().unwrap_or_default())),
         }
     }
 
@@ -296,6 +302,7 @@ fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions)
     ds.fresh = false;
     ds.provenance = None;
     ds.consolidated = has_zmetadata;
+    ds.notes = notes;
 
     let mut pending = Vec::new();
     super::read_group_tree(&mut ds, (), |ds, gid, ()| {
@@ -321,7 +328,8 @@ fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions)
         }
     }
     for p in pending {
-        read_var(&mut r, &mut ds, p.gid, &p.name)?;
+        let vkey = ds.group_key(p.gid).child(&p.name)?;
+        read_var(&mut r, &mut ds, p.gid, &p.name).context(vkey)?;
     }
     ds.written = std::mem::take(&mut r.seen);
     if r.layout == Layout::V1 {

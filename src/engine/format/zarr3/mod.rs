@@ -177,7 +177,8 @@ fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions)
         read_group(&mut r, ds, gid, &attrs, &mut pending)
     })?;
     for (gid, name, meta) in pending {
-        read_array(&mut ds, gid, &name, &meta)?;
+        let vkey = ds.group_key(gid).child(&name)?;
+        read_array(&mut ds, gid, &name, &meta).context(vkey)?;
     }
     ds.written = r.seen;
     Ok(ds)
