@@ -301,6 +301,7 @@ fn fill_value(v: &Value, t: &DataType) -> Result<Option<Values>, String> {
     }
     match t.nctype {
         NC_STRING => Ok(Some(Values::String(vec![v.as_str().unwrap_or("").to_string()]))),
+        NC_CHAR => Ok(Some(Values::Char(vec![v.as_str().and_then(|s| s.bytes().next()).unwrap_or(0)]))),
         NC_FLOAT | NC_DOUBLE if v.as_str().is_some_and(|s| s.starts_with("0x")) => {
             let s = v.as_str().unwrap_or("");
             let bits = u64::from_str_radix(&s[2..], 16).map_err(|_| format!("fill_value {v}"))?;
