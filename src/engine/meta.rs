@@ -256,11 +256,7 @@ fn var_objects(ds: &Dataset, gid: usize, vid: usize, out: &mut Vec<(StoreKey, Va
             other => values_to_json(&other),
         }
     };
-    let (compressor, mut filters) = match v.codecs.split_last() {
-        None => (Value::Null, Value::Null),
-        Some((last, [])) => (last.clone(), Value::Null),
-        Some((last, rest)) => (last.clone(), Value::Array(rest.to_vec())),
-    };
+    let (compressor, mut filters) = v.codecs.to_zarr_v2();
     if let Some(oc) = &v.object_codec {
         let mut f = vec![oc.clone()];
         if let Value::Array(rest) = filters {
@@ -851,18 +847,18 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
         Some("/") => '/',
         _ => '.',
     };
-    let mut codecs = Vec::new();
-    match z.get("filters") {
+    let filters = match z.get("filters") {
         // the object codec is the variable's string layout, not a filter
-        Some(Value::Array(f)) => codecs.extend(f.iter().skip(usize::from(object_codec.is_some())).cloned()),
-        Some(Value::Null) | None => {}
+        Some(Value::Array(f)) => &f[usize::from(object_codec.is_some())..],
+        Some(Value::Null) | None => &[],
         Some(_) => return Err(bad(format!("{vkey}: filters is not a list"))),
-    }
-    match z.get("compressor") {
-        Some(Value::Null) | None => {}
-        Some(c @ Value::Object(_)) => codecs.push(c.clone()),
+    };
+    let compressor = match z.get("compressor") {
+        Some(Value::Null) | None => None,
+        Some(c @ Value::Object(_)) => Some(c),
         Some(_) => return Err(bad(format!("{vkey}: compressor is not an object"))),
-    }
+    };
+    let codecs = crate::codec::Pipeline::from_zarr_v2(filters, compressor, dtype_s);
 
     let v1info = if r.layout == Layout::V1 {
         r.get(&vkey.child(".nczarray")?)?.or(r.get(&vkey.child(".nczvar")?)?)
