@@ -207,7 +207,7 @@ fn dtype_flows_between_stages() {
     let enc = p.chain().unwrap().encode(&data).unwrap();
     assert_eq!(enc, [1, 2, 0xfd, 0, 1, 0xff], "i2 [1, 258, -3] shuffled by 2-byte elements");
     // the filter view and .zarray JSON are untouched by resolution
-    assert_eq!(p.to_zarr_v2().1.as_array().unwrap().len(), 1);
+    assert_eq!(p.to_zarr_v2().1.as_array().unwrap().len(), 2);
     assert!(p.hdf5_filters() == vec![(2, vec![])]);
 }
 
@@ -293,4 +293,25 @@ fn variables_with_new_codecs() {
     let ds = file::open(&url, NC_NOWRITE).unwrap();
     let v = ds.find_var(0, "adler32").unwrap() as i32;
     assert_eq!(get(&ds, v, NC_DOUBLE, 0, n), Err(NC_EFILTER));
+}
+
+/// `.zarray`'s split between `filters` and `compressor` is kept as read
+/// (zarr-python writes filters with no compressor); codecs defined here
+/// are written as netCDF-C writes them (the last one is the compressor).
+#[test]
+fn filters_and_compressor_as_read() {
+    let delta = json!({"id": "delta", "dtype": "<i4"});
+    let zlib = json!({"id": "zlib", "level": 1});
+    let p = Pipeline::from_zarr_v2(std::slice::from_ref(&delta), None, "<i4");
+    assert_eq!(p.to_zarr_v2(), (Value::Null, json!([delta])));
+    let p = Pipeline::from_zarr_v2(&[], Some(&zlib), "<i4");
+    assert_eq!(p.to_zarr_v2(), (zlib.clone(), Value::Null));
+    let p = Pipeline::from_zarr_v2(std::slice::from_ref(&delta), Some(&zlib), "<i4");
+    assert_eq!(p.to_zarr_v2(), (zlib.clone(), json!([delta])));
+    assert_eq!(Pipeline::from_zarr_v2(&[], None, "<i4").to_zarr_v2(), (Value::Null, Value::Null));
+    let mut p = Pipeline::new(nczarr_rs::codec::DataType::parse("<i4").unwrap());
+    p.push(delta.clone());
+    assert_eq!(p.to_zarr_v2(), (delta.clone(), Value::Null));
+    p.push(zlib.clone());
+    assert_eq!(p.to_zarr_v2(), (zlib, json!([delta])));
 }

@@ -27,13 +27,16 @@ pub struct Pipeline {
     /// The array's dtype (what the first codec encodes).
     dtype: DataType,
     entries: Vec<Entry>,
+    /// The last codec is `.zarray`'s `compressor` (else all are `filters`):
+    /// as read, or netCDF-C's rule for codecs defined here.
+    compressor: bool,
     chain: Result<Arc<Chain>, CodecError>,
 }
 
 impl Pipeline {
     /// No codecs, for an array of `dtype`.
     pub fn new(dtype: DataType) -> Pipeline {
-        Pipeline { dtype, entries: vec![], chain: Ok(Arc::new(Chain { codecs: vec![] })) }
+        Pipeline { dtype, entries: vec![], compressor: true, chain: Ok(Arc::new(Chain { codecs: vec![] })) }
     }
 
     /// A Zarr v2 array's codecs: its `filters` (less an object codec, which
@@ -47,23 +50,31 @@ impl Pipeline {
         };
         let mut p = Pipeline::new(dtype);
         p.entries = filters.iter().chain(compressor).map(|j| Pipeline::entry(j.clone())).collect();
+        p.compressor = compressor.is_some();
         p.resolve();
         p
     }
 
-    /// `.zarray`'s `compressor` and `filters` as netCDF-C writes them: the
-    /// last codec is the compressor, the others the filters (`null` when
-    /// there are none).
+    /// `.zarray`'s `compressor` and `filters` (`null` when there are
+    /// none): as read, and for codecs defined here as netCDF-C writes them,
+    /// the last codec the compressor and the others the filters.
     pub fn to_zarr_v2(&self) -> (Value, Value) {
+        let json = |e: &[Entry]| e.iter().map(|e| e.json.clone()).collect::<Vec<_>>();
+        let list = |e: &[Entry]| if e.is_empty() { Value::Null } else { Value::Array(json(e)) };
         match self.entries.split_last() {
-            None => (Value::Null, Value::Null),
-            Some((last, [])) => (last.json.clone(), Value::Null),
-            Some((last, rest)) => (last.json.clone(), Value::Array(rest.iter().map(|e| e.json.clone()).collect())),
+            Some((last, rest)) if self.compressor => (last.json.clone(), list(rest)),
+            _ => (Value::Null, list(&self.entries)),
         }
     }
 
     fn entry(json: Value) -> Entry {
         Entry { json, codec: Err(CodecError::Unknown(String::new())), hdf5: None }
+    }
+
+    /// After a definition: netCDF-C's layout, and every codec rebuilt.
+    fn redefined(&mut self) {
+        self.compressor = true;
+        self.resolve();
     }
 
     /// Builds every codec for the dtype flowing into it.
@@ -126,7 +137,7 @@ impl Pipeline {
     /// Inserts a codec at `at` (clamped to the end).
     pub fn insert(&mut self, at: usize, json: Value) {
         self.entries.insert(at.min(self.entries.len()), Pipeline::entry(json));
-        self.resolve();
+        self.redefined();
     }
 
     /// Appends a codec.
@@ -137,7 +148,7 @@ impl Pipeline {
     /// Removes the codecs with numcodecs id `id`.
     pub fn remove(&mut self, id: &str) {
         self.entries.retain(|e| registry::json_id(&e.json) != id);
-        self.resolve();
+        self.redefined();
     }
 
     /// Replaces the codec with the same id in place, or appends it (as
@@ -148,7 +159,7 @@ impl Pipeline {
             Some(e) => *e = Pipeline::entry(json),
             None => self.entries.push(Pipeline::entry(json)),
         }
-        self.resolve();
+        self.redefined();
     }
 }
 

@@ -829,6 +829,12 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
             DType { nctype: NC_STRING, endian: NC_ENDIAN_NATIVE, strlen: None, json: false, ucs4: false }
         }
         Some(d) => match d.as_str().map(|s| parse_dtype(s, r.pure_zarr)) {
+            // numpy booleans (read as NC_UBYTE) and UCS-4 strings are
+            // written back as they were
+            Some(Ok(t)) if dtype_s == "|b1" || t.ucs4 => {
+                stored_dtype = Some(dtype_s.to_string());
+                t
+            }
             Some(Ok(t)) if !t.json => t,
             _ => {
                 stored_dtype = Some(d.as_str().map_or_else(|| d.to_string(), str::to_string));
@@ -961,7 +967,7 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
     };
     // `|O` arrays have no fill value (null) as zarr-python writes them: a
     // missing chunk reads as the NC_STRING default, ""
-    let no_fill = matches!(z.get("fill_value"), Some(Value::Null)) && stored_dtype.is_none();
+    let no_fill = matches!(z.get("fill_value"), Some(Value::Null)) && unreadable.is_none() && dtype_s != "|O";
     let quantize = super::quantize::Quantize::from_atts(&atts);
     let v = Var {
         name: name.to_string(),
