@@ -3263,9 +3263,9 @@ int nc_def_var_filter(int ncid,
                       const unsigned int *parms);
 
 /**
- * `NC_NOERR` for the filters this build can encode and decode (deflate,
- * shuffle, fletcher32, bzip2, zstd, blosc, lz4), `NC_ENOFILTER` for any
- * other.
+ * `NC_NOERR` for the filters this build can encode and decode (the codec
+ * registry's: deflate, shuffle, fletcher32, bzip2, zstd, blosc, lz4),
+ * `NC_ENOFILTER` for any other.
  */
 int nc_inq_filter_avail(int ncid, unsigned int id);
 

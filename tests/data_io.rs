@@ -243,8 +243,10 @@ fn codecs_roundtrip_and_fail_cleanly() {
         "unknown_codec",
         &[
             ("/.zgroup", br#"{"zarr_format": 2}"#),
-            ("/b/.zarray", br#"{"zarr_format": 2, "shape": [4], "dtype": "<i4", "chunks": [4], "fill_value": 0, "order": "C", "compressor": {"id": "lzma", "preset": 5}, "filters": null}"#),
-            ("/b/0", b"not really lzma"),
+            ("/b/.zarray", br#"{"zarr_format": 2, "shape": [4], "dtype": "<i4", "chunks": [4], "fill_value": 0, "order": "C", "compressor": {"id": "zfpy", "mode": 4}, "filters": null}"#),
+            ("/b/0", b"not really zfp"),
+            ("/x/.zarray", br#"{"zarr_format": 2, "shape": [4], "dtype": "<i4", "chunks": [4], "fill_value": 0, "order": "C", "compressor": {"id": "lzma", "preset": 5}, "filters": null}"#),
+            ("/x/0", b"not really lzma"),
             ("/bl/.zarray", br#"{"zarr_format": 2, "shape": [4], "dtype": "<i4", "chunks": [4], "fill_value": 0, "order": "C", "compressor": {"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1}, "filters": null}"#),
             ("/bl/0", b"not really a blosc buffer"),
             ("/z/.zarray", br#"{"zarr_format": 2, "shape": [4], "dtype": "<i4", "chunks": [4], "fill_value": 0, "order": "C", "compressor": {"id": "zlib", "level": 1}, "filters": null}"#),
@@ -266,4 +268,6 @@ fn codecs_roundtrip_and_fail_cleanly() {
     assert_eq!(get(&ds, 0, z, &[0], &[4], NC_INT).1, NC_EFILTER);
     let bl = ds.find_var(0, "bl").unwrap() as i32;
     assert_eq!(get(&ds, 0, bl, &[0], &[4], NC_INT).1, NC_EFILTER);
+    let x = ds.find_var(0, "x").unwrap() as i32;
+    assert_eq!(get(&ds, 0, x, &[0], &[4], NC_INT).1, NC_EFILTER);
 }

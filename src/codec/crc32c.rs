@@ -2,7 +2,10 @@
 //! CRC-32C (Castagnoli) as 4 little-endian bytes. Decoding checks and
 //! strips it; a mismatch is corrupt data.
 
+use super::registry::{Decl, Stage};
 use super::{Codec, CodecError, CodecResult};
+
+pub const DECL: Decl = Decl::numcodecs("crc32c", Stage::BytesToBytes, |_, _| Ok(Box::new(Crc32c)));
 
 #[derive(Debug)]
 pub struct Crc32c;

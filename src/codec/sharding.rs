@@ -13,8 +13,14 @@
 //! "codecs": [numcodecs JSON..], "index_codecs": [..], "index_location":
 //! "end"|"start", "fill": "<hex of one element as stored>"}`.
 
-use super::{out_buf, Chain, Codec, CodecError, CodecResult};
+use super::registry::{Decl, Stage};
+use super::{out_buf, Chain, Codec, CodecError, CodecResult, Pipeline};
 use serde_json::Value;
+use std::sync::Arc;
+
+pub const DECL: Decl = Decl::numcodecs(NAME, Stage::ArrayToBytes, |cfg, ctx| {
+    Ok(Box::new(Sharding::from_json(cfg, &ctx.dtype.str(), ctx.dtype.size)?))
+});
 
 const NAME: &str = "sharding_indexed";
 const EMPTY: u64 = u64::MAX;
@@ -24,8 +30,8 @@ pub struct Sharding {
     shard: Vec<usize>,
     inner: Vec<usize>,
     esize: usize,
-    codecs: Chain,
-    index_codecs: Chain,
+    codecs: Arc<Chain>,
+    index_codecs: Arc<Chain>,
     index_at_start: bool,
     fill: Vec<u8>,
 }
@@ -50,7 +56,8 @@ fn hex(s: &str) -> Option<Vec<u8>> {
 }
 
 impl Sharding {
-    pub fn from_json(cfg: &Value, esize: usize) -> CodecResult<Sharding> {
+    /// `dtype`: the array's numpy dtype string, of `esize`-byte elements.
+    pub fn from_json(cfg: &Value, dtype: &str, esize: usize) -> CodecResult<Sharding> {
         let shard = shape(cfg, "shard_shape")?;
         let inner = shape(cfg, "chunk_shape")?;
         if shard.len() != inner.len() || shard.iter().zip(&inner).any(|(s, i)| s % i != 0) {
@@ -67,8 +74,8 @@ impl Sharding {
             None => vec![0; esize],
         };
         let s = Sharding {
-            codecs: Chain::new(&list("codecs"), esize)?,
-            index_codecs: Chain::new(&list("index_codecs"), 8)?,
+            codecs: Pipeline::from_zarr_v2(&list("codecs"), None, dtype).chain()?,
+            index_codecs: Pipeline::from_zarr_v2(&list("index_codecs"), None, "<u8").chain()?,
             shard,
             inner,
             esize,
@@ -207,7 +214,7 @@ mod tests {
         let cfg = json!({"id": NAME, "shard_shape": [4, 6], "chunk_shape": [2, 3],
             "codecs": [{"id": "zstd", "level": 1}], "index_codecs": [{"id": "crc32c"}],
             "index_location": if start { "start" } else { "end" }, "fill": "ffffffff"});
-        Sharding::from_json(&cfg, 4).unwrap()
+        Sharding::from_json(&cfg, "<u4", 4).unwrap()
     }
 
     #[test]

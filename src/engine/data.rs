@@ -182,16 +182,11 @@ impl Layout {
             .and_then(|a| usize::try_from(a).ok())
             .filter(|n| n.checked_mul(esize).is_some())
             .ok_or_else(|| NcError::with(NC_EBADCHUNK, "chunk too large"))?;
-        let (chain, codec_err) = if v.codecs.is_empty() {
-            (None, None)
-        } else {
-            match crate::codec::Chain::new(&v.codecs, esize) {
-                Ok(c) => (Some(Arc::new(c)), None),
-                Err(e @ crate::codec::CodecError::Unknown(_)) => {
-                    (None, Some(NcError::with(NC_ENOFILTER, e.to_string())))
-                }
-                Err(e) => (None, Some(NcError::with(NC_EFILTER, e.to_string()))),
-            }
+        // the pipeline was resolved when the variable was read or defined
+        let (chain, codec_err) = match v.codecs.chain() {
+            Ok(c) if c.is_empty() => (None, None),
+            Ok(c) => (Some(c), None),
+            Err(e) => (None, Some(super::filters::pipeline_error(&e))),
         };
         let mut fill_str = String::new();
         let fill = if v.no_fill {

@@ -117,11 +117,7 @@ fn var_objects(ds: &Dataset, gid: usize, vid: usize, out: &mut Vec<(StoreKey, Va
             other => values_to_json(&other),
         }
     };
-    let (compressor, mut filters) = match v.codecs.split_last() {
-        None => (Value::Null, Value::Null),
-        Some((last, [])) => (last.clone(), Value::Null),
-        Some((last, rest)) => (last.clone(), Value::Array(rest.to_vec())),
-    };
+    let (compressor, mut filters) = v.codecs.to_zarr_v2();
     if let Some(oc) = &v.object_codec {
         let mut f = vec![oc.clone()];
         if let Value::Array(rest) = filters {
@@ -415,6 +411,12 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
             DType { nctype: NC_STRING, endian: NC_ENDIAN_NATIVE, strlen: None, json: false, ucs4: false }
         }
         Some(d) => match d.as_str().map(|s| parse_dtype(s, r.pure_zarr)) {
+            // numpy booleans (read as NC_UBYTE) and UCS-4 strings are
+            // written back as they were
+            Some(Ok(t)) if dtype_s == "|b1" || t.ucs4 => {
+                stored_dtype = Some(dtype_s.to_string());
+                t
+            }
             Some(Ok(t)) if !t.json => t,
             _ => {
                 stored_dtype = Some(d.as_str().map_or_else(|| d.to_string(), str::to_string));
@@ -433,18 +435,18 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
         Some("/") => ChunkKeys::V2('/'),
         _ => ChunkKeys::V2('.'),
     };
-    let mut codecs = Vec::new();
-    match z.get("filters") {
+    let filters = match z.get("filters") {
         // the object codec is the variable's string layout, not a filter
-        Some(Value::Array(f)) => codecs.extend(f.iter().skip(usize::from(object_codec.is_some())).cloned()),
-        Some(Value::Null) | None => {}
+        Some(Value::Array(f)) => &f[usize::from(object_codec.is_some())..],
+        Some(Value::Null) | None => &[],
         Some(_) => return Err(bad(format!("{vkey}: filters is not a list"))),
-    }
-    match z.get("compressor") {
-        Some(Value::Null) | None => {}
-        Some(c @ Value::Object(_)) => codecs.push(c.clone()),
+    };
+    let compressor = match z.get("compressor") {
+        Some(Value::Null) | None => None,
+        Some(c @ Value::Object(_)) => Some(c),
         Some(_) => return Err(bad(format!("{vkey}: compressor is not an object"))),
-    }
+    };
+    let codecs = crate::codec::Pipeline::from_zarr_v2(filters, compressor, dtype_s);
 
     let v1info = if r.layout == Layout::V1 {
         r.get(&vkey.child(".nczarray")?)?.or(r.get(&vkey.child(".nczvar")?)?)
@@ -490,7 +492,7 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
     };
     // `|O` arrays have no fill value (null) as zarr-python writes them: a
     // missing chunk reads as the NC_STRING default, ""
-    let no_fill = matches!(z.get("fill_value"), Some(Value::Null)) && stored_dtype.is_none();
+    let no_fill = matches!(z.get("fill_value"), Some(Value::Null)) && unreadable.is_none() && dtype_s != "|O";
     let quantize = crate::engine::quantize::Quantize::from_atts(&atts);
     let v = Var {
         name: name.to_string(),

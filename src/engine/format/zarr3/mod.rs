@@ -338,6 +338,21 @@ fn xarray_fill_attribute(attrs: &mut Map<String, Value>, dt: &DataType) {
     attrs.insert(NC_FillValue_NAME.into(), json::f64_json(f64::from_le_bytes(bytes)));
 }
 
+/// The numpy dtype string of what the codecs encode (the bytes codec's
+/// output): the codecs are built for it.
+fn v2_dtype(dt: &DataType, endian: i32) -> String {
+    if dt.vlen {
+        return "|O".into();
+    }
+    let e = if endian == NC_ENDIAN_BIG { '>' } else { '<' };
+    match (dt.nctype, dt.strlen) {
+        (NC_STRING, Some(n)) if dt.ucs4 => format!("{e}U{n}"),
+        (NC_STRING, Some(n)) => format!("|S{n}"),
+        (NC_CHAR, _) => "|S1".into(),
+        (t, _) => super::zarr2::dtype::format_dtype(t, endian, 0, true),
+    }
+}
+
 /// A shard's absent inner chunks are the fill value: the sharding codec
 /// gets it as stored (hex of one element in the array's byte order).
 fn shard_fill(p: &mut codecs::Translated, dt: &DataType, fill: Option<&Values>) -> NcResult<()> {
@@ -469,7 +484,7 @@ fn read_array(ds: &mut Dataset, gid: usize, name: &str, meta: &Map<String, Value
         atts,
         chunk_keys,
         order_f: pipeline.order_f,
-        codecs: pipeline.codecs,
+        codecs: crate::codec::Pipeline::from_zarr_v2(&pipeline.codecs, None, &v2_dtype(&dt, pipeline.endian)),
         dtype_strlen: dt.strlen,
         ucs4: dt.ucs4,
         object_codec: pipeline.object_codec,

@@ -129,7 +129,7 @@ fn array(ds: &Dataset, gid: usize, vid: usize) -> NcResult<Value> {
             codecs.push(json!({ "name": "bytes", "configuration": { "endian": endian } }))
         }
     }
-    codecs.extend(v.codecs.iter().map(codec_to_v3));
+    codecs.extend(v.codecs.configs().map(codec_to_v3));
     let (sep, encoding) = match v.chunk_keys {
         ChunkKeys::V2(sep) => (sep, "v2"),
         ChunkKeys::V3(sep, _) => (sep, "default"),
