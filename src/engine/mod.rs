@@ -15,6 +15,7 @@ pub mod meta;
 pub mod model;
 pub mod names;
 pub mod quantize;
+pub mod slab;
 pub mod types;
 pub mod url;
 
