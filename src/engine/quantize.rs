@@ -296,5 +296,10 @@ mod tests {
         let mut d = 1.75f64.to_ne_bytes();
         q.apply(&mut d, &Values::Double(vec![0.5]), 0);
         assert_eq!(f64::from_ne_bytes(d), 2.0);
+        // BitGroom alternates on the position it is given
+        let q = Quantize::new(NC_FLOAT, NC_QUANTIZE_BITGROOM, 3).unwrap();
+        let mut b = 1.1f32.to_ne_bytes();
+        q.apply(&mut b, &Values::Float(vec![NC_FILL_FLOAT]), 7);
+        assert_eq!(f32::from_ne_bytes(b).to_bits(), 1.1f32.to_bits() | 0xfff);
     }
 }
