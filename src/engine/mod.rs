@@ -16,6 +16,7 @@ pub mod json;
 pub mod model;
 pub mod names;
 pub mod quantize;
+pub mod slab;
 pub mod types;
 pub mod url;
 
