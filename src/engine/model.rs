@@ -135,6 +135,9 @@ pub struct Dataset {
     pub consolidated: bool,
     /// Metadata objects as last written or read, so unchanged ones are not rewritten.
     pub written: HashMap<StoreKey, Vec<u8>>,
+    /// Closed or aborted: every use is `NC_EBADID` (a call that waited for
+    /// the dataset while another thread closed it must not succeed).
+    pub closed: bool,
 }
 
 /// The provenance string this library writes.
@@ -173,16 +176,20 @@ impl Dataset {
             layout: if pure_zarr { Layout::PureZarr } else { Layout::V2InAttrs },
             consolidated: false,
             written: HashMap::new(),
+            closed: false,
         }
     }
 
     // ---- lookups ------------------------------------------------------------
 
     pub fn group(&self, gid: usize) -> NcResult<&Group> {
-        self.groups.get(gid).ok_or_else(bad_id)
+        self.groups.get(gid).filter(|_| !self.closed).ok_or_else(bad_id)
     }
 
     pub fn group_mut(&mut self, gid: usize) -> NcResult<&mut Group> {
+        if self.closed {
+            return Err(bad_id());
+        }
         self.groups.get_mut(gid).ok_or_else(bad_id)
     }
 

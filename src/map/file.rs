@@ -61,6 +61,11 @@ pub const LOCK_FILE: &str = ".nczarr-rs.lock";
 /// share a stripe (they then wait for each other, harmlessly).
 const LOCK_STRIPES: usize = 256;
 
+/// Write counts (see [`version_of`]): slot `hash(key) % COUNT_SLOTS`,
+/// guarded by the lock of stripe `slot % LOCK_STRIPES`. Keys that share a
+/// slot see each other's writes as changes (a needless merge, no harm).
+const COUNT_SLOTS: usize = 65536;
+
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// When written objects reach the disk (`NCZARR_RS_FSYNC`; docs/RELIABILITY.md).
@@ -166,11 +171,15 @@ fn open_regular_meta(path: &Path) -> MapResult<Option<(fs::File, fs::Metadata)>>
     Ok(Some((f, meta)))
 }
 
-/// The version of an object file: its identity (every write renames a new
-/// file into place) and times.
-fn version_of(m: &fs::Metadata) -> Version {
+/// The version of an object file: the write count of its lock stripe
+/// (read before the file was opened), then its identity. The identity
+/// alone is not enough: ext4 hands a freed inode number to the next file at
+/// once, and timestamps are coarse, so a file replaced twice within a few
+/// milliseconds can look unchanged. The count can only grow: every write
+/// of an object adds one, under the object's lock, after its rename.
+fn version_of(count: u64, m: &fs::Metadata) -> Version {
     Version::new(format!(
-        "{}:{}:{}:{}.{}:{}.{}",
+        "{count}:{}:{}:{}:{}.{}:{}.{}",
         m.dev(),
         m.ino(),
         m.size(),
@@ -179,6 +188,24 @@ fn version_of(m: &fs::Metadata) -> Version {
         m.ctime(),
         m.ctime_nsec()
     ))
+}
+
+/// Where the write count of `slot` is kept in the lock file (after the
+/// bytes used as locks; the file is sparse).
+fn count_offset(slot: usize) -> u64 {
+    4096 + 8 * slot as u64
+}
+
+/// The write count of `slot` (0 before any).
+fn read_count(file: &fs::File, slot: usize) -> io::Result<u64> {
+    let mut b = [0u8; 8];
+    let n = file.read_at(&mut b, count_offset(slot))?;
+    Ok(if n == 8 { u64::from_le_bytes(b) } else { 0 })
+}
+
+/// The write-count slot of `key`.
+fn slot_of(key: &StoreKey) -> usize {
+    (stable_hash(key.as_str()) % COUNT_SLOTS as u64) as usize
 }
 
 /// FNV-1a: a hash that is the same in every process (the lock stripes).
@@ -215,6 +242,21 @@ struct RangeGuard<'a> {
     _mutex: MutexGuard<'a, ()>,
     file: Arc<fs::File>,
     at: u64,
+    /// The write-count slot of the object locked (object locks only).
+    slot: usize,
+}
+
+impl RangeGuard<'_> {
+    /// The locked object's write count.
+    fn count(&self) -> io::Result<u64> {
+        read_count(&self.file, self.slot)
+    }
+
+    /// Counts a write of the locked object (done: renamed).
+    fn wrote(&self) -> io::Result<()> {
+        let n = self.count()?.wrapping_add(1);
+        self.file.write_all_at(&n.to_le_bytes(), count_offset(self.slot))
+    }
 }
 
 impl Drop for RangeGuard<'_> {
@@ -388,7 +430,7 @@ impl FileStore {
         let file = self.lock_file()?;
         let lock_path = || self.root.join(LOCK_FILE);
         range_lock(&file, at, libc::F_WRLCK).map_err(|e| io_err(&lock_path(), e))?;
-        Ok(RangeGuard { _mutex: guard, file, at })
+        Ok(RangeGuard { _mutex: guard, file, at, slot: 0 })
     }
 
     /// Before a write of `key`: the checks, its parent directories, its lock.
@@ -404,8 +446,16 @@ impl FileStore {
 
     /// The lock of one object: every write of `key` holds it.
     fn lock_object(&self, key: &StoreKey) -> MapResult<RangeGuard<'_>> {
-        let stripe = (stable_hash(key.as_str()) % LOCK_STRIPES as u64) as usize;
-        self.hold(&self.locks.stripes[stripe], 1 + stripe as u64)
+        let slot = slot_of(key);
+        let stripe = slot % LOCK_STRIPES;
+        let mut guard = self.hold(&self.locks.stripes[stripe], 1 + stripe as u64)?;
+        guard.slot = slot;
+        Ok(guard)
+    }
+
+    /// Counts a write (see [`version_of`]) and releases the object lock.
+    fn wrote(&self, lock: RangeGuard<'_>) -> MapResult<()> {
+        lock.wrote().map_err(|e| io_err(&self.root.join(LOCK_FILE), e))
     }
 
     pub fn open(location: &str, writable: bool) -> MapResult<Self> {
@@ -642,18 +692,20 @@ impl ReadableStore for FileStore {
 
 impl WritableStore for FileStore {
     fn set(&self, key: &StoreKey, value: &[u8]) -> MapResult<()> {
-        let (path, _lock) = self.begin_write(key)?;
-        self.write_atomic(key, &path, value)
+        let (path, lock) = self.begin_write(key)?;
+        self.write_atomic(key, &path, value)?;
+        self.wrote(lock)
     }
 
     fn set_vectored(&self, key: &StoreKey, parts: &[&[u8]]) -> MapResult<()> {
-        let (path, _lock) = self.begin_write(key)?;
-        self.write_atomic_parts(key, &path, parts)
+        let (path, lock) = self.begin_write(key)?;
+        self.write_atomic_parts(key, &path, parts)?;
+        self.wrote(lock)
     }
 
     fn set_range(&self, key: &StoreKey, offset: u64, value: &[u8]) -> MapResult<()> {
         let end = ranged_write_end(key, offset, value.len())?;
-        let (path, _lock) = self.begin_write(key)?;
+        let (path, lock) = self.begin_write(key)?;
         let old = open_regular(&path)?;
         // The old content is copied file to file, the object extended with
         // set_len (a hole, not written zeros), then the range written: memory
@@ -666,20 +718,21 @@ impl WritableStore for FileStore {
                 f.set_len(end as u64)?;
             }
             f.write_all_at(value, offset)
-        })
+        })?;
+        self.wrote(lock)
     }
 
     fn erase(&self, key: &StoreKey) -> MapResult<()> {
         self.check_writable()?;
         let path = self.path_of(key);
-        let _lock = if key.is_root() { None } else { Some(self.lock_object(key)?) };
+        let lock = if key.is_root() { None } else { Some(self.lock_object(key)?) };
         match fs::symlink_metadata(&path) {
             Ok(m) if m.is_file() || m.file_type().is_symlink() => {
                 fs::remove_file(&path).map_err(|e| io_err(&path, e))?;
                 if let Some(parent) = path.parent() {
                     self.prune_empty_dirs(parent);
                 }
-                Ok(())
+                lock.map_or(Ok(()), |l| self.wrote(l))
             }
             Ok(_) => Ok(()),
             Err(e) if is_absent(&e) => Ok(()),
@@ -739,17 +792,24 @@ impl ListableStore for FileStore {
 impl ConditionalStore for FileStore {
     fn get_versioned(&self, key: &StoreKey) -> MapResult<Option<(Vec<u8>, Version)>> {
         let path = self.path_of(key);
+        // the count first (see version_of); a read-only handle writes
+        // nothing, so its versions need none
+        let count = match self.writable {
+            true => read_count(&*self.lock_file()?, slot_of(key)).map_err(|e| io_err(&path, e))?,
+            false => 0,
+        };
         let Some((f, meta)) = open_regular_meta(&path)? else { return Ok(None) };
         let mut buf = Vec::new();
         read_whole(&path, f, meta.len(), &mut buf)?;
-        Ok(Some((buf, version_of(&meta))))
+        Ok(Some((buf, version_of(count, &meta))))
     }
 
     fn put_if(&self, key: &StoreKey, value: &[u8], expected: Option<&Version>) -> MapResult<Version> {
-        let (path, _lock) = self.begin_write(key)?;
+        let (path, lock) = self.begin_write(key)?;
+        let count = lock.count().map_err(|e| io_err(&path, e))?;
         let current = match fs::metadata(&path) {
             Ok(m) if m.is_dir() => return Err(MapError::KeyConflict(key.to_string())),
-            Ok(m) => Some(version_of(&m)),
+            Ok(m) => Some(version_of(count, &m)),
             Err(e) if is_absent(&e) => None,
             Err(e) => return Err(io_err(&path, e)),
         };
@@ -758,7 +818,8 @@ impl ConditionalStore for FileStore {
         }
         self.write_atomic(key, &path, value)?;
         let m = fs::metadata(&path).map_err(|e| io_err(&path, e))?;
-        Ok(version_of(&m))
+        lock.wrote().map_err(|e| io_err(&path, e))?;
+        Ok(version_of(count.wrapping_add(1), &m))
     }
 
     /// Byte 0 of the lock file: exclusive among every handle and process.
