@@ -86,16 +86,9 @@ impl DirtyMask {
         DirtyMask { bits: vec![0; elems.div_ceil(64)], elems, esize }
     }
 
-    /// Every element changed.
-    pub fn full(elems: usize, esize: usize) -> Self {
-        let mut m = DirtyMask::new(elems, esize);
-        m.mark(0, elems);
-        m
-    }
-
     /// Elements `at..at + n` changed.
     pub fn mark(&mut self, at: usize, n: usize) {
-        let end = (at + n).min(self.elems);
+        let end = at.saturating_add(n).min(self.elems);
         let mut i = at;
         while i < end {
             let (w, b) = (i / 64, i % 64);
@@ -340,27 +333,31 @@ impl ChunkCache {
         i.clean.put(key, Entry { data, base, mask: None, used });
     }
 
-    /// Caches a chunk a writer changed: `data` is the whole chunk, `mask`
-    /// the elements changed, `base` what the chunk it was made from was (as
-    /// [`ChunkCache::get_for_write`] told, or read from the store). The
-    /// elements an older dirty copy marked stay marked. A chunk that cannot
-    /// be cached is written through; evicted dirty chunks are written back.
+    /// Caches a chunk a writer changed: `data` is the whole chunk, `base`
+    /// what the chunk it was made from was (as [`ChunkCache::get_for_write`]
+    /// told, or read from the store), and `mark` marks the elements changed
+    /// in a mask of `elems` elements of `esize` bytes (the mask of an older
+    /// dirty copy, whose elements stay marked, or a new one). A chunk that
+    /// cannot be cached is written through; evicted dirty chunks are
+    /// written back.
     pub fn insert_dirty(
         &self,
         key: StoreKey,
         data: Arc<Vec<u8>>,
         base: Base,
-        mut mask: DirtyMask,
+        (elems, esize): (usize, usize),
+        mark: &dyn Fn(&mut DirtyMask),
         write: WriteBack,
     ) -> NcResult<()> {
         let mut i = self.lock();
         let mut base = base;
+        let mut mask = None;
         if let Some(old) = i.remove(&key) {
-            if let Some(m) = &old.mask {
-                mask.union(m);
-            }
+            mask = old.mask;
             base = old.base;
         }
+        let mut mask = mask.unwrap_or_else(|| DirtyMask::new(elems, esize));
+        mark(&mut mask);
         if let Some(f) = i.writing.get(&key) {
             mask.union(&f.mask);
         }
@@ -493,6 +490,23 @@ mod tests {
         StoreKey::parse(s).unwrap()
     }
 
+    /// Inserts a dirty chunk of bytes with `runs` changed (all if empty).
+    fn dirty(
+        c: &ChunkCache,
+        k: &str,
+        data: Arc<Vec<u8>>,
+        base: Base,
+        runs: &[(usize, usize)],
+        w: WriteBack,
+    ) -> NcResult<()> {
+        let n = data.len();
+        let mark = |m: &mut DirtyMask| match runs {
+            [] => m.mark(0, usize::MAX),
+            _ => runs.iter().for_each(|&(at, len)| m.mark(at, len)),
+        };
+        c.insert_dirty(key(k), data, base, (n, 1), &mark, w)
+    }
+
     #[test]
     fn masks() {
         let mut m = DirtyMask::new(200, 2);
@@ -514,8 +528,9 @@ mod tests {
         other.mark(140, 59);
         m.union(&other);
         assert!(m.is_full());
-        assert!(DirtyMask::full(64, 4).is_full());
-        assert!(DirtyMask::full(0, 4).is_full());
+        let mut all = DirtyMask::new(64, 4);
+        all.mark(0, usize::MAX);
+        assert!(all.is_full() && DirtyMask::new(0, 4).is_full());
     }
 
     #[test]
@@ -529,7 +544,7 @@ mod tests {
         for n in 0..10 {
             let (k, d) = (key(&format!("/v/{n}")), Arc::new(vec![0; 30]));
             if n % 2 == 0 {
-                c.insert_dirty(k, d, Base::Absent, DirtyMask::full(30, 1), &write).unwrap();
+                dirty(&c, k.as_str(), d, Base::Absent, &[], &write).unwrap();
             } else {
                 c.insert_clean(k, d, Base::Absent);
             }
@@ -542,7 +557,7 @@ mod tests {
         assert_eq!(evicted, ["/v/0", "/v/2", "/v/4"]);
         assert!(["/v/6", "/v/8", "/v/9"].iter().all(|k| c.get(&key(k)).is_some()));
         // Too big to cache: written through.
-        c.insert_dirty(key("/v/big"), Arc::new(vec![0; 101]), Base::Absent, DirtyMask::full(101, 1), &write).unwrap();
+        dirty(&c, "/v/big", Arc::new(vec![0; 101]), Base::Absent, &[], &write).unwrap();
         assert!(c.get(&key("/v/big")).is_none());
         c.flush(&write).unwrap();
         let n = written.lock().unwrap().len();
@@ -560,15 +575,11 @@ mod tests {
             Ok(Some(Base::At(Version::new("new"))))
         };
         let c = ChunkCache::new(CacheConfig { size: 20, nelems: 2, preemption: 0.75 });
-        let mut m = DirtyMask::new(10, 1);
-        m.mark(0, 2);
-        c.insert_dirty(key("/a"), Arc::new(vec![1; 10]), Base::At(Version::new("v1")), m, &write).unwrap();
+        dirty(&c, "/a", Arc::new(vec![1; 10]), Base::At(Version::new("v1")), &[(0, 2)], &write).unwrap();
         let (d, base) = c.get_for_write(&key("/a")).unwrap();
         assert_eq!(base, Base::At(Version::new("v1")));
-        let mut m = DirtyMask::new(10, 1);
-        m.mark(5, 1);
-        c.insert_dirty(key("/a"), d, base, m, &write).unwrap();
-        c.insert_dirty(key("/b"), Arc::new(vec![2; 10]), Base::Absent, DirtyMask::full(10, 1), &write).unwrap();
+        dirty(&c, "/a", d, base, &[(5, 1)], &write).unwrap();
+        dirty(&c, "/b", Arc::new(vec![2; 10]), Base::Absent, &[], &write).unwrap();
         // both dirty, cache full: a read does not displace them
         c.insert_clean(key("/c"), Arc::new(vec![3; 10]), Base::Absent);
         assert!(c.get(&key("/c")).is_none());
@@ -582,7 +593,7 @@ mod tests {
         assert!(!c.has_dirty());
         // a write-back that merged other writers' elements: the copy goes
         let merged = |_: &StoreKey, _: Dirty<'_>| Ok(None);
-        c.insert_dirty(key("/a"), Arc::new(vec![5; 10]), Base::Absent, DirtyMask::full(10, 1), &merged).unwrap();
+        dirty(&c, "/a", Arc::new(vec![5; 10]), Base::Absent, &[], &merged).unwrap();
         c.flush(&merged).unwrap();
         assert!(c.get(&key("/a")).is_none());
         assert_eq!(c.bytes(), 10);
@@ -592,8 +603,8 @@ mod tests {
     fn a_failed_write_back_keeps_the_chunk() {
         let fail = |_: &StoreKey, _: Dirty<'_>| Err(crate::engine::NcError::new(crate::engine::error::NC_EIO));
         let c = ChunkCache::new(CacheConfig { size: 10, nelems: 1, preemption: 0.75 });
-        c.insert_dirty(key("/a"), Arc::new(vec![1; 10]), Base::Absent, DirtyMask::full(10, 1), &fail).unwrap();
-        assert!(c.insert_dirty(key("/b"), Arc::new(vec![2; 10]), Base::Absent, DirtyMask::full(10, 1), &fail).is_err());
+        dirty(&c, "/a", Arc::new(vec![1; 10]), Base::Absent, &[], &fail).unwrap();
+        assert!(dirty(&c, "/b", Arc::new(vec![2; 10]), Base::Absent, &[], &fail).is_err());
         assert!(c.get(&key("/a")).is_some() && c.get(&key("/b")).is_some());
         assert!(c.flush(&fail).is_err());
         assert!(c.has_dirty());

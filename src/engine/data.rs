@@ -1035,9 +1035,8 @@ impl Dataset {
                     },
                 };
                 let r = fill_in(&mut chunk);
-                let mut mask = DirtyMask::new(lay.celems, lay.esize);
-                for_each_run(&lay, slab, &groups, |_, coff, n| mask.mark(coff, n));
-                cache.insert_dirty(key, Arc::new(chunk), base, mask, &writer)?;
+                let mark = |mask: &mut DirtyMask| for_each_run(&lay, slab, &groups, |_, coff, n| mask.mark(coff, n));
+                cache.insert_dirty(key, Arc::new(chunk), base, (lay.celems, lay.esize), &mark, &writer)?;
                 r
             };
             if r {
