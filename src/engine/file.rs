@@ -2,7 +2,7 @@
 
 use super::consts::*;
 use super::error::*;
-use super::meta;
+use super::format;
 use super::model::Dataset;
 use super::url::{self, Storage};
 use super::{NcError, NcResult};
@@ -86,7 +86,15 @@ pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
     if !u.pure_zarr && u.modes.iter().any(|m| m == "oldkeys") {
         ds.layout = super::model::Layout::V2;
     }
-    // mode=consolidated: keep a .zmetadata up to date (netCDF-C 4.10, xarray)
+    // mode=v3: Zarr v3 (netCDF-C documents the spelling, not yet the format)
+    if u.modes.iter().any(|m| m == "v3") {
+        ds.format = &format::zarr3::Zarr3;
+        if !u.pure_zarr {
+            ds.layout = super::model::Layout::V2InAttrs;
+        }
+    }
+    // mode=consolidated: keep consolidated metadata up to date (netCDF-C
+    // 4.10, xarray)
     ds.consolidated = u.consolidated;
     Ok(ds)
 }
@@ -103,7 +111,12 @@ pub fn open(path: &str, omode: i32) -> NcResult<Dataset> {
     let consolidated = u.consolidated
         || std::env::var("NCZARR_CONSOLIDATED")
             .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes"));
-    let mut ds = meta::read_dataset(store, path, omode | NC_NETCDF4, u.xarray, u.pure_zarr, consolidated)?;
+    let mut ds = format::read_dataset(
+        store,
+        path,
+        omode | NC_NETCDF4,
+        format::OpenOptions { xarray: u.xarray, pure_zarr: u.pure_zarr, consolidated },
+    )?;
     ds.writable = ds.writable && writable;
     if u.pure_zarr {
         ds.pure_zarr = true;
@@ -194,13 +207,13 @@ impl Dataset {
     /// "Multiple writers".
     fn write_metadata_merged(&mut self) -> NcResult<()> {
         if !self.dims.iter().any(|d| d.unlimited) {
-            return meta::write_metadata(self);
+            return format::write_metadata(self);
         }
         let store = self.store.clone();
         let _lock = store.lock()?;
         for _ in 0..METADATA_ATTEMPTS {
             let expected = self.merge_stored_lengths()?;
-            if meta::write_metadata_if(self, &expected)? {
+            if format::write_metadata_if(self, &expected)? {
                 return Ok(());
             }
         }

@@ -9,13 +9,15 @@
 //! is `Ok(None)`, never an error; the engine turns it into `NC_EEMPTY` where
 //! the zmap API wants that code.
 //!
-//! Every driver must pass the suite in [`conformance`].
+//! Every driver must pass the suite in `conformance` (compiled with the
+//! `test-support` feature only, which the crate's own tests turn on).
 //!
 //! Several writers (threads, handles, processes) may update one store:
 //! [`ConditionalStore`] gives them versioned reads, compare-and-swap writes
 //! and a store-wide lock, so that a read-merge-write loses nobody's update
 //! (docs/RELIABILITY.md, "Multiple writers").
 
+#[cfg(feature = "test-support")]
 pub mod conformance;
 pub mod file;
 mod key;
