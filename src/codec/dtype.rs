@@ -84,7 +84,9 @@ impl DataType {
             b'O' => Kind::Object,
             _ => Kind::Other,
         };
-        let digits = &body[1..];
+        // `get`: the first character may be a multi-byte one (found by
+        // tests/fuzz_metadata.rs: "ခ")
+        let digits = body.get(1..)?;
         let n: usize = match (kind, digits) {
             (Kind::Object, "") => 8,
             (Kind::Bool, "") => 1,
@@ -464,7 +466,7 @@ mod tests {
         assert_eq!(dt("float64"), dt("<f8"));
         assert_eq!(dt(">i1"), dt("|i1"));
         assert_eq!(dt("<U5").size, 20);
-        for bad in ["", "<", "<f3", "<i16", "<fx", "<b2"] {
+        for bad in ["", "<", "<f3", "<i16", "<fx", "<b2", "ခ", "<ခ1", ">ā"] {
             assert_eq!(DataType::parse(bad), None, "{bad}");
         }
     }
