@@ -13,7 +13,7 @@
 //! first, and goes straight to the store; a partial write is a
 //! read-modify-write kept in the chunk cache until it is evicted or flushed.
 
-use super::cache::ChunkCache;
+use super::cache::{Base, ChunkCache, Dirty, DirtyMask};
 use super::consts::*;
 use super::convert::{convert, elem_size, swap_bytes};
 use super::error::*;
@@ -22,9 +22,10 @@ pub use super::slab::Slab;
 use super::slab::{Grid, Part, Run, Runs};
 use super::types::{range_result, Values};
 use super::{NcError, NcResult};
-use crate::map::{Store, StoreKey};
+use crate::map::{Store, StoreKey, Version};
 use crate::process::PerProcess;
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -355,29 +356,75 @@ impl ChunkLayout {
         Ok(())
     }
 
-    /// Native chunk -> store bytes, written.
-    fn encode_and_write(&self, store: &dyn Store, key: &StoreKey, data: &[u8]) -> NcResult<()> {
+    /// Native chunk -> store bytes.
+    fn encode<'a>(&self, key: &StoreKey, data: &'a [u8]) -> NcResult<Cow<'a, [u8]>> {
         self.check_codecs()?;
-        let swapped;
-        let native = if self.swap {
+        let native: Cow<[u8]> = if self.swap {
             let mut b = data.to_vec();
             swap_bytes(&mut b, self.esize);
-            swapped = b;
-            &swapped[..]
+            Cow::Owned(b)
         } else {
-            data
+            Cow::Borrowed(data)
         };
         match &self.chain {
             Some(c) => {
-                let enc = c.encode(native).map_err(|e| NcError::with(NC_EFILTER, format!("chunk {key}: {e}")))?;
-                store.set(key, &enc)?;
+                Ok(Cow::Owned(c.encode(&native).map_err(|e| NcError::with(NC_EFILTER, format!("chunk {key}: {e}")))?))
             }
-            None => store.set(key, native)?,
+            None => Ok(native),
         }
+    }
+
+    /// Native chunk -> store bytes, written.
+    fn encode_and_write(&self, store: &dyn Store, key: &StoreKey, data: &[u8]) -> NcResult<()> {
+        store.set(key, &self.encode(key, data)?)?;
         Ok(())
+    }
+
+    /// Writes back a dirty chunk of the cache. All of it changed: written
+    /// as it is. Else a conditional write on the stored chunk it was made
+    /// from; if another writer changed that chunk since (or it is not
+    /// known), the elements this writer changed are merged into the chunk
+    /// as stored now, and written on that condition, until one holds.
+    fn write_back(&self, store: &dyn Store, key: &StoreKey, d: Dirty<'_>) -> NcResult<Option<Base>> {
+        if d.mask.is_full() {
+            self.encode_and_write(store, key, d.data)?;
+            return Ok(Some(Base::Unknown));
+        }
+        let mut expected: Option<Option<Version>> = d.base.expected().map(|v| v.cloned());
+        let mut merged = Cow::Borrowed(d.data);
+        for attempt in 0..WRITE_BACK_ATTEMPTS {
+            if let Some(exp) = &expected {
+                match store.put_if(key, &self.encode(key, &merged)?, exp.as_ref()) {
+                    // `merged` is still the cached copy only if nothing was merged
+                    Ok(v) => return Ok(matches!(merged, Cow::Borrowed(_)).then_some(Base::At(v))),
+                    Err(crate::map::MapError::Conflict(_)) => {}
+                    Err(e) => return Err(e.into()),
+                }
+                if attempt > 0 {
+                    // writers that keep colliding: let the others through
+                    std::thread::sleep(std::time::Duration::from_micros(50 << attempt.min(10)));
+                }
+            }
+            let (mut now, version) = match store.get_versioned(key)? {
+                Some((bytes, v)) => (self.decode(key, bytes)?, Some(v)),
+                None => (self.fill_chunk(key)?, None),
+            };
+            d.mask.overlay(&mut now, d.data);
+            merged = Cow::Owned(now);
+            expected = Some(version);
+        }
+        Err(NcError::with(
+            NC_EIO,
+            format!(
+                "chunk {key}: other writers changed it {WRITE_BACK_ATTEMPTS} times while this one merged its values"
+            ),
+        ))
     }
 }
 
+/// How often a write-back merges again when other writers keep changing
+/// the chunk under it, before it gives up (`NC_EIO`).
+const WRITE_BACK_ATTEMPTS: u32 = 64;
 /// The caller's memory, shared by the chunk workers. Every chunk touches a
 /// distinct set of slab positions, and a disjoint memory map
 /// ([`Slab::disjoint`]: every dense one) sends distinct positions to
@@ -586,16 +633,12 @@ impl Dataset {
         if let Some(c) = cache.get(key) {
             return Ok(c);
         }
-        let data = match self.store.get(key)? {
-            Some(bytes) => Arc::new(lay.decode(key, bytes)?),
+        let (data, base) = match self.store.get_versioned(key)? {
+            Some((bytes, v)) => (Arc::new(lay.decode(key, bytes)?), Base::At(v)),
             None => return Ok(Arc::new(lay.fill_chunk(key)?)),
         };
-        if keep && !self.writable {
-            cache.insert(key.clone(), data.clone(), false, &|_, _| Ok(()))?;
-        } else if keep {
-            let store = self.store.clone();
-            let writer = |k: &StoreKey, d: &[u8]| lay.encode_and_write(&*store, k, d);
-            cache.insert(key.clone(), data.clone(), false, &writer)?;
+        if keep {
+            cache.insert_clean(key.clone(), data.clone(), base);
         }
         Ok(data)
     }
@@ -774,6 +817,9 @@ impl Dataset {
                 }
             }
         }
+        // per chunk dimension (a scalar has one, fixed)
+        let mut unlimited: Vec<bool> = dimids.iter().map(|&d| self.dims[d].unlimited).collect();
+        unlimited.resize(unlimited.len().max(1), false);
         let v = self.var_mut(gid, varid)?;
         v.has_data = true;
         let cache = v.cache.clone();
@@ -781,18 +827,21 @@ impl Dataset {
         lay.check_codecs()?;
         let grid = Grid::new(slab, &lay.chunks);
         let store = self.store.clone();
-        let writer = |k: &StoreKey, d: &[u8]| lay.encode_and_write(&*store, k, d);
+        let writer = |k: &StoreKey, d: Dirty<'_>| lay.write_back(&*store, k, d);
         let range = AtomicBool::new(false);
         let msize = if memtype == NC_STRING { 0 } else { elem_size(memtype) };
         let work = |i: usize| -> NcResult<()> {
             let parts = grid.chunk(i);
             let key = lay.chunk_key(&parts)?;
             let runs = Runs::new(slab, &lay.cstrides, &parts);
-            // Whole chunk covered (up to the array's edge)? Entirely inside the array?
+            // Whole chunk covered (up to the array's edge)? Not past the
+            // edge of an unlimited dimension: another writer may have
+            // records there. Entirely inside the array?
             let (mut full, mut interior) = (true, true);
             for (d, p) in parts.iter().enumerate() {
                 let begin = p.chunk.saturating_mul(lay.chunks[d]);
-                full &= p.n == lay.chunks[d].min(lay.shape[d].saturating_sub(begin));
+                let edge = if unlimited[d] { lay.chunks[d] } else { lay.shape[d].saturating_sub(begin) };
+                full &= p.n == lay.chunks[d].min(edge);
                 interior &= begin.saturating_add(lay.chunks[d]) <= lay.shape[d];
             }
             // Converts the caller's values of this chunk into `chunk`.
@@ -849,19 +898,20 @@ impl Dataset {
                     }
                     let r = fill_in(&mut buf);
                     cache.remove(&key);
-                    writer(&key, &buf)?;
+                    lay.encode_and_write(&*store, &key, &buf)?;
                     Ok(r)
                 })?
             } else {
-                let mut chunk: Vec<u8> = match cache.get(&key) {
-                    Some(c) => c.as_ref().clone(),
-                    None => match store.get(&key)? {
-                        Some(bytes) => lay.decode(&key, bytes)?,
-                        None => lay.fill_chunk(&key)?,
+                let (mut chunk, base): (Vec<u8>, Base) = match cache.get_for_write(&key) {
+                    Some((c, base)) => (c.as_ref().clone(), base),
+                    None => match store.get_versioned(&key)? {
+                        Some((bytes, v)) => (lay.decode(&key, bytes)?, Base::At(v)),
+                        None => (lay.fill_chunk(&key)?, Base::Absent),
                     },
                 };
                 let r = fill_in(&mut chunk);
-                cache.insert(key, Arc::new(chunk), true, &writer)?;
+                let mark = |mask: &mut DirtyMask| runs.for_each(|run| mask.mark(run.chunk, run.n));
+                cache.insert_dirty(key, Arc::new(chunk), base, (lay.celems, lay.esize), &mark, &writer)?;
                 r
             };
             if r {
@@ -913,7 +963,7 @@ impl Dataset {
                 }
                 let lay = ChunkLayout::new(self, gid, vid)?;
                 let store = self.store.clone();
-                v.cache.flush(&|k: &StoreKey, d: &[u8]| lay.encode_and_write(&*store, k, d))?;
+                v.cache.flush(&|k: &StoreKey, d: Dirty<'_>| lay.write_back(&*store, k, d))?;
             }
         }
         Ok(())
@@ -924,7 +974,7 @@ impl Dataset {
         self.flush_chunks()?;
         for g in &self.groups {
             for v in &g.vars {
-                v.cache.clear(&|_: &StoreKey, _: &[u8]| Ok(()))?;
+                v.cache.clear(&|_: &StoreKey, _: Dirty<'_>| Ok(None))?;
             }
         }
         Ok(())
@@ -935,7 +985,7 @@ impl Dataset {
         let v = self.var(gid, varid)?;
         let lay = ChunkLayout::new(self, gid, varid as usize)?;
         let store = self.store.clone();
-        v.cache.set_config(config, &|k: &StoreKey, d: &[u8]| lay.encode_and_write(&*store, k, d))
+        v.cache.set_config(config, &|k: &StoreKey, d: Dirty<'_>| lay.write_back(&*store, k, d))
     }
 }
 

@@ -315,6 +315,7 @@ impl From<crate::map::MapError> for NcError {
             M::TooLarge { .. } => NC_ENOMEM,
             M::NotRegular(_) => NC_EIO,
             M::Symlink(_) => NC_EPERM,
+            M::Conflict(_) => NC_EIO,
             M::Io(e) if e.kind() == std::io::ErrorKind::OutOfMemory => NC_ENOMEM,
             M::Io(_) => NC_EIO,
         };

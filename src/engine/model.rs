@@ -140,6 +140,9 @@ pub struct Dataset {
     pub consolidated: bool,
     /// Metadata objects as last written or read, so unchanged ones are not rewritten.
     pub written: HashMap<StoreKey, Vec<u8>>,
+    /// Closed or aborted: every use is `NC_EBADID` (a call that waited for
+    /// the dataset while another thread closed it must not succeed).
+    pub closed: bool,
     /// Store content skipped while opening (a malformed `.zmetadata`): what
     /// and why, for the caller to report.
     pub notes: Vec<String>,
@@ -182,6 +185,7 @@ impl Dataset {
             format: super::format::default_format(),
             consolidated: false,
             written: HashMap::new(),
+            closed: false,
             notes: Vec::new(),
         }
     }
@@ -189,10 +193,13 @@ impl Dataset {
     // ---- lookups ------------------------------------------------------------
 
     pub fn group(&self, gid: usize) -> NcResult<&Group> {
-        self.groups.get(gid).ok_or_else(bad_id)
+        self.groups.get(gid).filter(|_| !self.closed).ok_or_else(bad_id)
     }
 
     pub fn group_mut(&mut self, gid: usize) -> NcResult<&mut Group> {
+        if self.closed {
+            return Err(bad_id());
+        }
         self.groups.get_mut(gid).ok_or_else(bad_id)
     }
 

@@ -28,7 +28,7 @@ use super::error::*;
 use super::json;
 use super::model::{Dataset, Group};
 use super::{NcError, NcResult};
-use crate::map::{Store, StoreKey};
+use crate::map::{MapError, Store, StoreKey, Version};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -198,22 +198,36 @@ pub fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOpti
 /// (`nc_enddef`, `nc_sync`, `nc_close`). Every variable counts as defined
 /// on disk afterwards.
 pub fn write_metadata(ds: &mut Dataset) -> NcResult<()> {
+    write_metadata_if(ds, &HashMap::new()).map(drop)
+}
+
+/// [`write_metadata`], where each object named in `expected` is written
+/// only if the store still holds it at that version (`None`: absent).
+/// `Ok(false)` when one was not (another writer changed it: the caller
+/// reads again and retries); the other objects may have been written.
+pub fn write_metadata_if(ds: &mut Dataset, expected: &HashMap<StoreKey, Option<Version>>) -> NcResult<bool> {
     let objects = ds.format.objects(ds)?;
     let todo: Vec<(StoreKey, Vec<u8>)> = objects
         .iter()
         .map(|(key, value)| (key.clone(), json::to_text(value).into_bytes()))
         .filter(|(key, bytes)| ds.written.get(key) != Some(bytes))
         .collect();
-    if ds.store.io_bound() {
+    let store = ds.store.clone();
+    let put = |(key, bytes): &(StoreKey, Vec<u8>)| match expected.get(key) {
+        Some(v) => store.put_if(key, bytes, v.as_ref()).map(drop),
+        None => store.set(key, bytes),
+    };
+    let written = if ds.store.io_bound() {
         // network stores: the objects are independent, send them together
-        let store = ds.store.clone();
-        super::data::IO_POOL.get().install(|| todo.par_iter().try_for_each(|(key, bytes)| store.set(key, bytes)))?;
+        super::data::IO_POOL.get().install(|| todo.par_iter().try_for_each(put))
     } else {
         // local stores: one after another (creates in one directory serialise
         // in the kernel; parallel writes measured slower)
-        for (key, bytes) in &todo {
-            ds.store.set(key, bytes)?;
-        }
+        todo.iter().try_for_each(put)
+    };
+    match written {
+        Err(MapError::Conflict(_)) => return Ok(false),
+        other => other?,
     }
     let changed = !todo.is_empty();
     for (key, bytes) in todo {
@@ -229,7 +243,7 @@ pub fn write_metadata(ds: &mut Dataset) -> NcResult<()> {
         }
     }
     ds.fresh = false;
-    Ok(())
+    Ok(true)
 }
 
 #[cfg(test)]
