@@ -215,9 +215,24 @@ fn append_writer(path: &str, me: usize, n: usize) {
 fn processes_appending_records_keep_all_records() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("records.zarr");
-    let path = path.to_str().unwrap();
+    appending_records(path.to_str().unwrap(), path.to_str().unwrap());
+}
+
+/// The same in Zarr v3, whose lengths live in `zarr.json`.
+#[test]
+fn processes_appending_records_keep_all_records_in_zarr_v3() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("records3.zarr");
+    let url = format!("file://{}#mode=nczarr,v3,file", path.display());
+    appending_records(&url, path.to_str().unwrap());
+    assert!(path.join("zarr.json").is_file() && !path.join(".zgroup").exists(), "a v3 store");
+}
+
+/// `run_children("append")` on a new dataset created at `create_path`,
+/// opened by the writers at `path`.
+fn appending_records(create_path: &str, path: &str) {
     // chunks of 8 records: blocks of 3 from different writers share them
-    create(path, NC_UNLIMITED as usize, WIDTH, &[8, WIDTH]);
+    create(create_path, NC_UNLIMITED as usize, WIDTH, &[8, WIDTH]);
     run_children("append", path, 3);
     let (got, len) = read_all(path);
     assert_eq!(len, BLOCK * BLOCKS, "the record dimension is the longest length written");
@@ -255,6 +270,31 @@ fn overlapping_writes_last_writer_wins_per_element() {
         let (got, _) = read_all(&path);
         assert!(got[..60].iter().all(|&x| x == 3), "{path}: a wrote 0..60 last");
         assert!(got[60..].iter().all(|&x| x == 4), "{path}: b's own elements");
+    }
+}
+
+/// Two handles append to one unlimited dimension; the one that wrote
+/// fewer records closes last: the dimension keeps the longer length (the
+/// lengths stored are merged in under the lock, in every format), and
+/// every record of both is there.
+#[test]
+fn shorter_writer_closing_last_keeps_the_longer_length() {
+    let dir = tempfile::tempdir().unwrap();
+    let v2 = dir.path().join("short2.zarr");
+    let v3 = dir.path().join("short3.zarr");
+    let v3_url = format!("file://{}#mode=nczarr,v3,file", v3.display());
+    for (create_path, path) in [(v2.to_str().unwrap(), v2.to_str().unwrap()), (v3_url.as_str(), v3.to_str().unwrap())] {
+        create(create_path, NC_UNLIMITED as usize, WIDTH, &[8, WIDTH]);
+        let (a, va) = open(path, NC_WRITE);
+        let (b, vb) = open(path, NC_WRITE);
+        ok(put(a, va, &[10, 0], &[10, WIDTH], &[1; 10 * WIDTH]), "put a");
+        ok(put(b, vb, &[0, 0], &[10, WIDTH], &[2; 10 * WIDTH]), "put b");
+        ok(nc_close(a), "close a"); // 20 records
+        ok(nc_close(b), "close b"); // 10 records of its own, closes last
+        let (got, len) = read_all(path);
+        assert_eq!(len, 20, "{path}: the longer length is kept");
+        assert!(got[..10 * WIDTH].iter().all(|&x| x == 2), "{path}: b's records");
+        assert!(got[10 * WIDTH..].iter().all(|&x| x == 1), "{path}: a's records");
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::consts::*;
 use super::error::*;
-use super::format;
+use super::format::{self, Extents};
 use super::model::Dataset;
 use super::url::{self, Storage};
 use super::{NcError, NcResult};
@@ -221,7 +221,7 @@ impl Dataset {
     }
 
     /// Takes the larger of each unlimited dimension's length here and as
-    /// stored (the shapes in `.zarray`, the sizes in `_nczarr_group`), and
+    /// stored (where the format keeps them: [`Extents`]), and
     /// returns the versions of the objects read.
     fn merge_stored_lengths(&mut self) -> NcResult<HashMap<StoreKey, Option<Version>>> {
         let mut seen = HashMap::new();
@@ -234,19 +234,17 @@ impl Dataset {
             seen.insert(key, version);
             Ok(value)
         };
+        let extents = self.format.extents();
         let mut longer: Vec<(usize, u64)> = Vec::new();
         for gid in 0..self.groups.len() {
             let g = &self.groups[gid];
             let unlimited: Vec<usize> = g.dims.iter().copied().filter(|&d| self.dims[d].unlimited).collect();
             if !unlimited.is_empty() {
                 let gkey = self.group_key(gid);
-                for (obj, field) in [(".zattrs", "dimensions"), (".zgroup", "dims")] {
+                for (i, (obj, _)) in extents.group.iter().enumerate() {
                     let Some(doc) = read(gkey.child(obj)?)? else { continue };
-                    let sizes = doc.get("_nczarr_group").and_then(|i| i.get(field));
                     for &d in &unlimited {
-                        let size = sizes.and_then(|s| s.get(&self.dims[d].name));
-                        let size = size.and_then(|s| s.as_u64().or_else(|| s.get("size")?.as_u64()));
-                        longer.extend(size.map(|n| (d, n)));
+                        longer.extend(extents.group_length(i, &doc, &self.dims[d].name).map(|n| (d, n)));
                     }
                 }
             }
@@ -255,11 +253,8 @@ impl Dataset {
                 if !v.dimids.iter().any(|&d| self.dims[d].unlimited) {
                     continue;
                 }
-                let Some(doc) = read(self.var_key(gid, vid).child(".zarray")?)? else { continue };
-                let shape: Vec<u64> = match doc.get("shape").and_then(|s| s.as_array()) {
-                    Some(s) => s.iter().filter_map(serde_json::Value::as_u64).collect(),
-                    None => continue,
-                };
+                let Some(doc) = read(self.var_key(gid, vid).child(extents.array)?)? else { continue };
+                let Some(shape) = Extents::array_shape(&doc) else { continue };
                 if shape.len() == v.dimids.len() {
                     longer.extend(
                         v.dimids.iter().zip(shape).filter(|(&d, _)| self.dims[d].unlimited).map(|(&d, n)| (d, n)),

@@ -66,6 +66,38 @@ pub trait Format: Send + Sync + std::fmt::Debug {
     /// The consolidated metadata object made of `written` (every metadata
     /// object as stored), for a dataset that keeps one.
     fn consolidated(&self, written: &HashMap<StoreKey, Vec<u8>>) -> NcResult<(StoreKey, Value)>;
+    /// Where the stored lengths of unlimited dimensions are, so that a
+    /// writer can take in what another writer appended (see
+    /// [`Extents`]).
+    fn extents(&self) -> Extents;
+}
+
+/// Where a format keeps the lengths another writer may have grown: for a
+/// group, the objects (and the JSON path inside each) that map dimension
+/// names to lengths (a number, or an object with a `size`); for an array,
+/// the object whose `shape` gives its current extent.
+#[derive(Debug, Clone, Copy)]
+pub struct Extents {
+    /// `(object name, path to the name -> length map)`, each tried.
+    pub group: &'static [(&'static str, &'static [&'static str])],
+    /// The array's metadata object (with a top-level `shape`).
+    pub array: &'static str,
+}
+
+impl Extents {
+    /// The length of dimension `name` recorded in a group object `doc`
+    /// read from the group's `index`-th place.
+    pub fn group_length(&self, index: usize, doc: &Value, name: &str) -> Option<u64> {
+        let (_, path) = self.group.get(index)?;
+        let sizes = path.iter().try_fold(doc, |v, k| v.get(k))?;
+        let size = sizes.get(name)?;
+        size.as_u64().or_else(|| size.get("size")?.as_u64())
+    }
+
+    /// The `shape` of an array object.
+    pub fn array_shape(doc: &Value) -> Option<Vec<u64>> {
+        doc.get("shape")?.as_array()?.iter().map(Value::as_u64).collect()
+    }
 }
 
 /// Every format, in the order detection tries them.

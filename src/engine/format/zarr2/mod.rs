@@ -15,7 +15,7 @@
 
 pub mod dtype;
 
-use super::{bad, nczarr, xarray, ChunkKeys, Format, OpenOptions};
+use super::{bad, nczarr, xarray, ChunkKeys, Extents, Format, OpenOptions};
 use crate::engine::consts::*;
 use crate::engine::error::*;
 use crate::engine::json::{self, values_to_json};
@@ -62,6 +62,14 @@ impl Format for Zarr2 {
 
     fn chunk_keys(&self, _scalar: bool) -> ChunkKeys {
         ChunkKeys::V2('.')
+    }
+
+    fn extents(&self) -> Extents {
+        // netCDF-C 4.9.3+ (`.zattrs`), then 4.9.2 (`.zgroup`)
+        Extents {
+            group: &[(".zattrs", &["_nczarr_group", "dimensions"]), (".zgroup", &["_nczarr_group", "dims"])],
+            array: ".zarray",
+        }
     }
 
     fn consolidated(&self, written: &HashMap<StoreKey, Vec<u8>>) -> NcResult<(StoreKey, Value)> {

@@ -17,7 +17,7 @@
 
 pub mod codecs;
 
-use super::{bad, nczarr, xarray, ChunkKeys, Format, OpenOptions};
+use super::{bad, nczarr, xarray, ChunkKeys, Extents, Format, OpenOptions};
 use crate::engine::consts::*;
 use crate::engine::error::*;
 use crate::engine::json;
@@ -55,6 +55,10 @@ impl Format for Zarr3 {
 
     fn chunk_keys(&self, scalar: bool) -> ChunkKeys {
         ChunkKeys::V3('/', scalar)
+    }
+
+    fn extents(&self) -> Extents {
+        Extents { group: &[("zarr.json", &["attributes", "_nczarr_group", "dimensions"])], array: "zarr.json" }
     }
 
     fn consolidated(&self, written: &HashMap<StoreKey, Vec<u8>>) -> NcResult<(StoreKey, Value)> {
