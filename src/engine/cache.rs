@@ -295,20 +295,31 @@ impl ChunkCache {
         self.lock().bytes
     }
 
+    /// A cached chunk (a clean or dirty one, or one being written back).
     pub fn get(&self, key: &StoreKey) -> Option<Arc<Vec<u8>>> {
-        self.get_for_write(key).map(|(d, _)| d)
-    }
-
-    /// A cached chunk and what the stored chunk was when it was read.
-    pub fn get_for_write(&self, key: &StoreKey) -> Option<(Arc<Vec<u8>>, Base)> {
         let mut i = self.lock();
         let tick = i.next_tick();
         let Inner { clean, dirty, writing, .. } = &mut *i;
         if let Some(e) = clean.get_mut(key).or_else(|| dirty.get_mut(key)) {
             e.used = tick;
-            return Some((e.data.clone(), e.base.clone()));
+            return Some(e.data.clone());
         }
-        writing.get(key).map(|f| (f.data.clone(), f.base.clone()))
+        writing.get(key).map(|f| f.data.clone())
+    }
+
+    /// A cached chunk to change, taken out of the cache (without a copy
+    /// when nobody else holds it), with what the stored chunk was when it
+    /// was read and, for a dirty one, the elements already changed. The
+    /// caller puts it back with [`ChunkCache::insert_dirty`]; a writer has
+    /// the dataset to itself, so nobody looks for it in between. A chunk
+    /// being written back stays there: a copy of it is given.
+    pub fn take_for_write(&self, key: &StoreKey) -> Option<(Vec<u8>, Base, Option<DirtyMask>)> {
+        let mut i = self.lock();
+        if let Some(e) = i.remove(key) {
+            let data = Arc::try_unwrap(e.data).unwrap_or_else(|shared| shared.as_ref().clone());
+            return Some((data, e.base, e.mask));
+        }
+        i.writing.get(key).map(|f| (f.data.as_ref().clone(), f.base.clone(), None))
     }
 
     /// True if a chunk of `len` bytes may be cached at all.
@@ -334,26 +345,30 @@ impl ChunkCache {
     }
 
     /// Caches a chunk a writer changed: `data` is the whole chunk, `base`
-    /// what the chunk it was made from was (as [`ChunkCache::get_for_write`]
+    /// what the chunk it was made from was (as [`ChunkCache::take_for_write`]
     /// told, or read from the store), and `mark` marks the elements changed
-    /// in a mask of `elems` elements of `esize` bytes (the mask of an older
-    /// dirty copy, whose elements stay marked, or a new one). A chunk that
-    /// cannot be cached is written through; evicted dirty chunks are
-    /// written back.
+    /// in a mask of `elems` elements of `esize` bytes (`mask`: the one
+    /// taken with the chunk, or that of an older dirty copy still here,
+    /// whose elements stay marked, or a new one). A chunk that cannot be
+    /// cached is written through; evicted dirty chunks are written back.
+    #[allow(clippy::too_many_arguments)]
     pub fn insert_dirty(
         &self,
         key: StoreKey,
         data: Arc<Vec<u8>>,
         base: Base,
+        mask: Option<DirtyMask>,
         (elems, esize): (usize, usize),
         mark: &dyn Fn(&mut DirtyMask),
         write: WriteBack,
     ) -> NcResult<()> {
         let mut i = self.lock();
         let mut base = base;
-        let mut mask = None;
+        let mut mask = mask;
         if let Some(old) = i.remove(&key) {
-            mask = old.mask;
+            if mask.is_none() {
+                mask = old.mask;
+            }
             base = old.base;
         }
         let mut mask = mask.unwrap_or_else(|| DirtyMask::new(elems, esize));
@@ -499,12 +514,24 @@ mod tests {
         runs: &[(usize, usize)],
         w: WriteBack,
     ) -> NcResult<()> {
+        dirty_with(c, k, data, base, None, runs, w)
+    }
+
+    fn dirty_with(
+        c: &ChunkCache,
+        k: &str,
+        data: Arc<Vec<u8>>,
+        base: Base,
+        mask: Option<DirtyMask>,
+        runs: &[(usize, usize)],
+        w: WriteBack,
+    ) -> NcResult<()> {
         let n = data.len();
         let mark = |m: &mut DirtyMask| match runs {
             [] => m.mark(0, usize::MAX),
             _ => runs.iter().for_each(|&(at, len)| m.mark(at, len)),
         };
-        c.insert_dirty(key(k), data, base, (n, 1), &mark, w)
+        c.insert_dirty(key(k), data, base, mask, (n, 1), &mark, w)
     }
 
     #[test]
@@ -576,9 +603,13 @@ mod tests {
         };
         let c = ChunkCache::new(CacheConfig { size: 20, nelems: 2, preemption: 0.75 });
         dirty(&c, "/a", Arc::new(vec![1; 10]), Base::At(Version::new("v1")), &[(0, 2)], &write).unwrap();
-        let (d, base) = c.get_for_write(&key("/a")).unwrap();
+        let before = c.get(&key("/a")).unwrap().as_ptr();
+        drop(c.get(&key("/a")));
+        let (d, base, mask) = c.take_for_write(&key("/a")).unwrap();
+        assert_eq!(d.as_ptr(), before, "taken without a copy");
         assert_eq!(base, Base::At(Version::new("v1")));
-        dirty(&c, "/a", d, base, &[(5, 1)], &write).unwrap();
+        assert!(c.get(&key("/a")).is_none() && c.bytes() == 0, "taken out");
+        dirty_with(&c, "/a", Arc::new(d), base, mask, &[(5, 1)], &write).unwrap();
         dirty(&c, "/b", Arc::new(vec![2; 10]), Base::Absent, &[], &write).unwrap();
         // both dirty, cache full: a read does not displace them
         c.insert_clean(key("/c"), Arc::new(vec![3; 10]), Base::Absent);
@@ -589,7 +620,9 @@ mod tests {
         assert_eq!(w[0], ("/a".to_string(), vec![(0, 2), (5, 1)], Base::At(Version::new("v1"))));
         assert_eq!(w[1].0, "/b");
         // clean now, at the version the write-back reported
-        assert_eq!(c.get_for_write(&key("/a")).unwrap().1, Base::At(Version::new("new")));
+        let (_, base, mask) = c.take_for_write(&key("/a")).unwrap();
+        assert_eq!(base, Base::At(Version::new("new")));
+        assert!(mask.is_none(), "clean");
         assert!(!c.has_dirty());
         // a write-back that merged other writers' elements: the copy goes
         let merged = |_: &StoreKey, _: Dirty<'_>| Ok(None);

@@ -902,16 +902,16 @@ impl Dataset {
                     Ok(r)
                 })?
             } else {
-                let (mut chunk, base): (Vec<u8>, Base) = match cache.get_for_write(&key) {
-                    Some((c, base)) => (c.as_ref().clone(), base),
+                let (mut chunk, base, mask) = match cache.take_for_write(&key) {
+                    Some(taken) => taken,
                     None => match store.get_versioned(&key)? {
-                        Some((bytes, v)) => (lay.decode(&key, bytes)?, Base::At(v)),
-                        None => (lay.fill_chunk(&key)?, Base::Absent),
+                        Some((bytes, v)) => (lay.decode(&key, bytes)?, Base::At(v), None),
+                        None => (lay.fill_chunk(&key)?, Base::Absent, None),
                     },
                 };
                 let r = fill_in(&mut chunk);
                 let mark = |mask: &mut DirtyMask| runs.for_each(|run| mask.mark(run.chunk, run.n));
-                cache.insert_dirty(key, Arc::new(chunk), base, (lay.celems, lay.esize), &mark, &writer)?;
+                cache.insert_dirty(key, Arc::new(chunk), base, mask, (lay.celems, lay.esize), &mark, &writer)?;
                 r
             };
             if r {
