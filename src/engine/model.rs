@@ -421,7 +421,7 @@ impl Dataset {
             codecs: crate::codec::Pipeline::new(super::filters::codec_dtype(nctype)),
             dtype_strlen: None,
             ucs4: false,
-            object_codec: None,
+            object_codec: if nctype == NC_STRING { self.format.string_codec(self.pure_zarr) } else { None },
             stored_dtype: None,
             unreadable: None,
             persisted: false,
