@@ -250,3 +250,61 @@ fn vlen_writes_into_zarr_python_arrays() {
     assert_eq!(std::fs::read(dir.join("filled/2")).unwrap(), vlen(&["x4", "N/A"]));
     assert_eq!(std::fs::read(dir.join("bytes/1")).unwrap(), vlen(&["", "b3"]));
 }
+
+/// In `mode=zarr`, an `NC_STRING` variable is `|O` + `vlen-utf8`, unless a
+/// maximum string length asks for netCDF-C's fixed-width strings
+/// (`_nczarr_maxstrlen` on the variable, `_nczarr_default_maxstrlen` at the
+/// root, before or after the variable is defined), as netCDF-C's
+/// `run_strings.sh` expects; NCZarr mode is `|Sn` always.
+#[test]
+fn maximum_string_length_asks_for_fixed_width() {
+    use nczarr_rs::ffi::atts::nc_put_att_int;
+    let tmp = tempfile::tempdir().unwrap();
+    let dtype = |dir: &Path, var: &str| -> String {
+        let z: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join(var).join(".zarray")).unwrap()).unwrap();
+        z["dtype"].as_str().unwrap().to_string()
+    };
+    unsafe {
+        let make = |name: &str, mode: &str, default_len: Option<c_int>| -> std::path::PathBuf {
+            let dir = tmp.path().join(name);
+            let p = CString::new(format!("file://{}#mode={mode},file", dir.display())).unwrap();
+            let mut nc = -1;
+            assert_eq!(nc_create(p.as_ptr(), NC_NETCDF4, &mut nc), NC_NOERR);
+            let (mut x, mut a, mut b, mut c) = (0, 0, 0, 0);
+            assert_eq!(nc_def_dim(nc, c"x".as_ptr(), 2, &mut x), NC_NOERR);
+            assert_eq!(nc_def_var(nc, c"plain".as_ptr(), NC_STRING, 1, &x, &mut a), NC_NOERR);
+            assert_eq!(nc_def_var(nc, c"short".as_ptr(), NC_STRING, 1, &x, &mut b), NC_NOERR);
+            let four = 4;
+            assert_eq!(nc_put_att_int(nc, b, c"_nczarr_maxstrlen".as_ptr(), NC_INT, 1, &four), NC_NOERR);
+            if let Some(n) = default_len {
+                assert_eq!(
+                    nc_put_att_int(nc, NC_GLOBAL, c"_nczarr_default_maxstrlen".as_ptr(), NC_INT, 1, &n),
+                    NC_NOERR
+                );
+            }
+            assert_eq!(nc_def_var(nc, c"later".as_ptr(), NC_STRING, 1, &x, &mut c), NC_NOERR);
+            assert_eq!(put(nc, b, 0, &["0123456789", "ab"]), NC_NOERR);
+            assert_eq!(put(nc, a, 0, &["0123456789", "ab"]), NC_NOERR);
+            assert_eq!(nc_close(nc), NC_NOERR);
+            let nc = open(&dir);
+            assert_eq!(strings(nc, varid(nc, "short"), 0, 2).unwrap(), ["0123", "ab"], "truncated, as netCDF-C");
+            let plain = strings(nc, varid(nc, "plain"), 0, 2).unwrap();
+            assert_eq!(plain[1], "ab");
+            assert_eq!(nc_close(nc), NC_NOERR);
+            dir
+        };
+        let d = make("zarr.zarr", "zarr", None);
+        assert_eq!(
+            (dtype(&d, "plain"), dtype(&d, "short"), dtype(&d, "later")),
+            ("|O".into(), "|S4".into(), "|O".into())
+        );
+        let d = make("default.zarr", "zarr", Some(6));
+        assert_eq!(
+            (dtype(&d, "plain"), dtype(&d, "short"), dtype(&d, "later")),
+            ("|S6".into(), "|S4".into(), "|S6".into())
+        );
+        let d = make("nczarr.zarr", "nczarr", None);
+        assert_eq!(dtype(&d, "plain"), "|S128");
+    }
+}

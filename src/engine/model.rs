@@ -421,7 +421,13 @@ impl Dataset {
             codecs: crate::codec::Pipeline::new(super::filters::codec_dtype(nctype)),
             dtype_strlen: None,
             ucs4: false,
-            object_codec: if nctype == NC_STRING { self.format.string_codec(self.pure_zarr) } else { None },
+            object_codec: if nctype == NC_STRING
+                && !self.groups[0].atts.iter().any(|a| a.name == "_nczarr_default_maxstrlen")
+            {
+                self.format.string_codec(self.pure_zarr)
+            } else {
+                None
+            },
             stored_dtype: None,
             unreadable: None,
             persisted: false,
@@ -788,6 +794,21 @@ impl Dataset {
             let (ints, _) = values.convert(NC_INT).map_err(|_| NcError::new(NC_EBADTYPE))?;
             if values.len() != 1 || matches!(&ints, Values::Int(i) if i[0] <= 0) {
                 return Err(NcError::new(NC_EINVAL));
+            }
+            // a maximum string length asks for netCDF-C's fixed-width
+            // strings (Appendix H) in place of variable-length ones, for
+            // the variable or (at the root) every string variable defined
+            // in this session
+            let fixed = |v: &mut Var| {
+                if v.nctype == NC_STRING && !v.persisted {
+                    v.object_codec = None;
+                }
+            };
+            match (name, varid) {
+                ("_nczarr_maxstrlen", NC_GLOBAL) => {}
+                ("_nczarr_maxstrlen", _) => fixed(self.var_mut(gid, varid)?),
+                (_, NC_GLOBAL) if gid == 0 => self.groups.iter_mut().flat_map(|g| g.vars.iter_mut()).for_each(fixed),
+                _ => {}
             }
         }
         let atts = self.atts_mut(gid, varid)?;
