@@ -655,7 +655,7 @@ impl Dataset {
             return Err(NcError::new(NC_ENOTINDEFINE));
         }
         let dgroup = self.dims[dimid as usize].group;
-        if self.groups[dgroup].dims.iter().any(|&d| d != dimid as usize && self.dims[d].name == name) {
+        if self.groups[dgroup].dims.iter().any(|&d| self.dims[d].name == name) {
             return Err(NcError::new(NC_ENAMEINUSE));
         }
         self.dims[dimid as usize].name = name.into();
@@ -670,9 +670,7 @@ impl Dataset {
         if self.classic_model && !self.define_mode {
             return Err(NcError::new(NC_ENOTINDEFINE));
         }
-        if self.var(gid, varid)?.name == name {
-            return Ok(());
-        }
+        // renaming to its own name is NC_ENAMEINUSE too, as in netCDF-C
         if self.name_taken_in_group(gid, name) {
             return Err(NcError::new(NC_ENAMEINUSE));
         }
@@ -687,9 +685,6 @@ impl Dataset {
         let parent = self.group(gid)?.parent.ok_or(NcError::new(NC_EBADGRPID))?;
         check_name(name)?;
         self.check_writable()?;
-        if self.groups[gid].name == name {
-            return Ok(());
-        }
         if self.name_taken_in_group(parent, name) {
             return Err(NcError::new(NC_ENAMEINUSE));
         }
@@ -828,10 +823,12 @@ impl Dataset {
         self.atts(gid, varid)?;
         self.auto_redef()?;
         let i = self.att_index(gid, varid, name)?;
-        if name == NC_FillValue_NAME && varid != NC_GLOBAL && self.var(gid, varid)?.has_data {
-            return Err(NcError::new(NC_ELATEFILL));
+        let att = self.atts_mut(gid, varid)?.remove(i);
+        // as netCDF-C's NCZarr: the variable keeps its fill value (also
+        // after data was written, and in the store's `fill_value`)
+        if name == NC_FillValue_NAME && varid != NC_GLOBAL {
+            self.var_mut(gid, varid)?.zarray_fill = Some(att.values);
         }
-        self.atts_mut(gid, varid)?.remove(i);
         Ok(())
     }
 
@@ -842,10 +839,12 @@ impl Dataset {
         if self.classic_model && !self.define_mode {
             return Err(NcError::new(NC_ENOTINDEFINE));
         }
-        let i = self.att_index(gid, varid, old)?;
-        if old != new && self.atts(gid, varid)?.iter().any(|a| a.name == new) {
+        // the new name in use (the old one too: netCDF-C), before the old
+        // one is looked up, as netCDF-C checks them
+        if self.atts(gid, varid)?.iter().any(|a| a.name == new) {
             return Err(NcError::new(NC_ENAMEINUSE));
         }
+        let i = self.att_index(gid, varid, old)?;
         self.atts_mut(gid, varid)?[i].name = new.into();
         Ok(())
     }
