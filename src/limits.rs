@@ -111,6 +111,24 @@ pub fn try_filled<T: Clone>(n: usize, value: T) -> Result<Vec<T>, TooLarge> {
     Ok(v)
 }
 
+/// A caller's bytes as text (invalid UTF-8 replaced by U+FFFD, as
+/// `String::from_utf8_lossy`), in memory reserved fallibly: the length is
+/// the caller's.
+pub fn try_string_lossy(bytes: &[u8]) -> Result<String, TooLarge> {
+    let too_large = |n: usize| TooLarge { wanted: n as u64, limit: u64::MAX };
+    let mut s = String::new();
+    s.try_reserve_exact(bytes.len()).map_err(|_| too_large(bytes.len()))?;
+    for chunk in bytes.utf8_chunks() {
+        s.try_reserve(chunk.valid().len()).map_err(|_| too_large(bytes.len()))?;
+        s.push_str(chunk.valid());
+        if !chunk.invalid().is_empty() {
+            s.try_reserve(char::REPLACEMENT_CHARACTER.len_utf8()).map_err(|_| too_large(bytes.len()))?;
+            s.push(char::REPLACEMENT_CHARACTER);
+        }
+    }
+    Ok(s)
+}
+
 /// A zeroed buffer of `n` bytes, `n` at most `limit`, or an error.
 pub fn try_zeroed(n: u64, limit: u64) -> Result<Vec<u8>, TooLarge> {
     let n = check(n, limit)?;
@@ -123,6 +141,13 @@ pub fn try_zeroed(n: u64, limit: u64) -> Result<Vec<u8>, TooLarge> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn string_lossy() {
+        for b in [&b""[..], b"abc", "h\u{e9}\u{1F600}".as_bytes(), b"a\xffb\xc3", b"\xf0\x9f\x98"] {
+            assert_eq!(try_string_lossy(b).unwrap(), String::from_utf8_lossy(b), "{b:?}");
+        }
+    }
 
     #[test]
     fn fallible() {

@@ -42,11 +42,24 @@ pub fn decode(data: &[u8], expected: usize) -> CodecResult<Vec<std::ops::Range<u
     Ok(items)
 }
 
-/// Encodes items as numcodecs does.
-pub fn encode<'a>(items: impl ExactSizeIterator<Item = &'a [u8]>) -> CodecResult<Vec<u8>> {
+/// Encodes items as numcodecs does. `limit`: the most bytes the encoded
+/// buffer may have (the lengths come from callers); beyond it, or when the
+/// memory cannot be had, `NoMemory`, never an abort.
+pub fn encode<'a, I>(items: I, limit: usize) -> CodecResult<Vec<u8>>
+where
+    I: ExactSizeIterator<Item = &'a [u8]> + Clone,
+{
     let too_long = |n: usize| CodecError::BadConfig("vlen", format!("{n} items or bytes do not fit 32 bits"));
     let n = items.len();
-    let mut out = Vec::with_capacity(4 + 8 * n);
+    let total = items
+        .clone()
+        .try_fold(4usize, |acc, it| acc.checked_add(4)?.checked_add(it.len()))
+        .ok_or(CodecError::NoMemory(usize::MAX))?;
+    if total > limit {
+        return Err(CodecError::NoMemory(total));
+    }
+    let mut out = Vec::new();
+    crate::limits::try_reserve(&mut out, total).map_err(|_| CodecError::NoMemory(total))?;
     out.extend_from_slice(&u32::try_from(n).map_err(|_| too_long(n))?.to_le_bytes());
     for it in items {
         out.extend_from_slice(&u32::try_from(it.len()).map_err(|_| too_long(it.len()))?.to_le_bytes());
@@ -60,7 +73,9 @@ mod tests {
     #[test]
     fn roundtrip_and_corrupt() {
         let items: Vec<&[u8]> = vec![b"a", b"", "h\u{e9}llo \u{1F600}".as_bytes()];
-        let enc = super::encode(items.iter().copied()).unwrap();
+        let enc = super::encode(items.iter().copied(), usize::MAX).unwrap();
+        assert_eq!(enc.len(), 4 + 3 * 4 + 1 + 11);
+        assert!(matches!(super::encode(items.iter().copied(), enc.len() - 1), Err(super::CodecError::NoMemory(_))));
         assert_eq!(&enc[..8], &[3, 0, 0, 0, 1, 0, 0, 0]);
         let r = super::decode(&enc, 3).unwrap();
         let got: Vec<&[u8]> = r.iter().map(|r| &enc[r.clone()]).collect();

@@ -33,9 +33,9 @@ pub struct CacheConfig {
     pub preemption: f32,
 }
 
-/// netCDF-C's defaults (`CHUNK_CACHE_SIZE`, `CHUNK_CACHE_NELEMS`,
-/// `CHUNK_CACHE_PREEMPTION`).
-pub const DEFAULT_CONFIG: CacheConfig = CacheConfig { size: 16 * 1024 * 1024, nelems: 1009, preemption: 0.75 };
+/// netCDF-C 4.10's defaults (`DEFAULT_CHUNK_CACHE_SIZE`,
+/// `DEFAULT_CHUNKS_IN_CACHE`, `DEFAULT_CHUNK_CACHE_PREEMPTION`).
+pub const DEFAULT_CONFIG: CacheConfig = CacheConfig { size: 64 * 1024 * 1024, nelems: 1000, preemption: 0.75 };
 
 /// The defaults for variables of datasets opened or created from now on.
 pub static DEFAULTS: RwLock<CacheConfig> = RwLock::new(DEFAULT_CONFIG);

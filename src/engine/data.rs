@@ -273,6 +273,77 @@ impl ChunkLayout {
         Ok(out)
     }
 
+    /// Writes the caller's strings of `runs` into a variable-length chunk.
+    /// Variable-length chunks are not kept dirty in the cache (a cell points
+    /// into its own chunk's bytes, so cells cannot be merged into another
+    /// version of the chunk): the chunk is read unless the slab covers it
+    /// (`full`), changed, encoded and written at once, on the condition that
+    /// it is still the version read; on a conflict, again from the chunk as
+    /// stored then.
+    fn put_vlen(&self, store: &dyn Store, key: &StoreKey, runs: &Runs, strings: &[String], full: bool) -> NcResult<()> {
+        self.check_codecs()?;
+        self.check_chunk_size(key)?;
+        let limit = usize::try_from(crate::limits::limits().max_chunk_bytes).unwrap_or(usize::MAX);
+        let nomem = |n: usize| no_memory(&format!("chunk {key}"), n as u64);
+        let codec_err = |e: crate::codec::CodecError| match e {
+            crate::codec::CodecError::NoMemory(n) => nomem(n),
+            e => NcError::with(NC_EFILTER, format!("chunk {key}: {e}")),
+        };
+        for attempt in 0..WRITE_BACK_ATTEMPTS {
+            let (stored, expected) = if full {
+                (None, None)
+            } else {
+                match store.get_versioned(key)? {
+                    Some((bytes, v)) => (Some(self.decode_vlen(key, bytes)?), Some(Some(v))),
+                    None => (None, Some(None)),
+                }
+            };
+            let mut items: Vec<&[u8]> = Vec::new();
+            items.try_reserve_exact(self.celems).map_err(|_| nomem(self.chunk_bytes()))?;
+            match &stored {
+                Some(chunk) => {
+                    let (cells, arena) = chunk.split_at(self.chunk_bytes());
+                    for cell in cells.chunks_exact(VLEN_CELL) {
+                        let off = u64::from_ne_bytes(cell[..8].try_into().expect("8 bytes")) as usize;
+                        let len = u64::from_ne_bytes(cell[8..].try_into().expect("8 bytes")) as usize;
+                        items.push(arena.get(off..off.saturating_add(len)).unwrap_or_default());
+                    }
+                }
+                None => items.resize(self.celems, self.fill_str.as_bytes()),
+            }
+            runs.for_each(|run| {
+                for i in 0..run.n {
+                    items[run.chunk + i] = strings[run.mem + i].as_bytes();
+                }
+            });
+            let encoded = crate::codec::vlen::encode(items.iter().copied(), limit).map_err(codec_err)?;
+            let encoded = match &self.chain {
+                Some(c) => c.encode(&encoded).map_err(codec_err)?,
+                None => encoded,
+            };
+            match expected {
+                None => {
+                    store.set(key, &encoded)?;
+                    return Ok(());
+                }
+                Some(exp) => match store.put_if(key, &encoded, exp.as_ref()) {
+                    Ok(_) => return Ok(()),
+                    Err(crate::map::MapError::Conflict(_)) => {}
+                    Err(e) => return Err(e.into()),
+                },
+            }
+            if attempt > 0 {
+                std::thread::sleep(std::time::Duration::from_micros(50 << attempt.min(10)));
+            }
+        }
+        Err(NcError::with(
+            NC_EIO,
+            format!(
+                "chunk {key}: other writers changed it {WRITE_BACK_ATTEMPTS} times while this one wrote its strings"
+            ),
+        ))
+    }
+
     /// One element of a decoded variable-length chunk (`arena`: the bytes
     /// after the chunk's cells).
     fn vlen_string(&self, cell: &[u8], arena: &[u8]) -> String {
@@ -793,12 +864,6 @@ impl Dataset {
         if let Some(e) = &v.unreadable {
             return Err(e.clone());
         }
-        if v.object_codec.is_some() {
-            return Err(NcError::with(
-                NC_EFILTER,
-                format!("{}: writing variable-length strings (|O) is not supported", v.name),
-            ));
-        }
         type_check(v, memtype)?;
         if slab.is_empty() {
             return Ok(());
@@ -843,6 +908,11 @@ impl Dataset {
                 let edge = if unlimited[d] { lay.chunks[d] } else { lay.shape[d].saturating_sub(begin) };
                 full &= p.n == lay.chunks[d].min(edge);
                 interior &= begin.saturating_add(lay.chunks[d]) <= lay.shape[d];
+            }
+            if lay.strkind == StrKind::Vlen {
+                let MemIn::Strings(strings) = &input else { return Err(NcError::new(NC_EBADTYPE)) };
+                cache.remove(&key);
+                return lay.put_vlen(&*store, &key, &runs, strings, full);
             }
             // Converts the caller's values of this chunk into `chunk`.
             let fill_in = |chunk: &mut [u8]| -> bool {

@@ -73,6 +73,26 @@ fn location(path: &str, mode: i32) -> NcResult<url::DatasetUrl> {
     Ok(u)
 }
 
+/// `NCZARR_CONSOLIDATED` asks for consolidated metadata as netCDF-C reads
+/// it (`use_consolidated_metadata` in `libnczarr/zmetadata.c`): a positive
+/// integer (C's `atoi`), `true` or `yes` in any case.
+fn consolidated_env() -> bool {
+    std::env::var("NCZARR_CONSOLIDATED").is_ok_and(|v| env_true(&v))
+}
+
+fn env_true(v: &str) -> bool {
+    // atoi: leading blanks, a sign, then digits (what follows is ignored)
+    let t = v.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    let (neg, t) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let digits = t.bytes().take_while(u8::is_ascii_digit).collect::<Vec<u8>>();
+    let positive = !neg && digits.iter().any(|&d| d != b'0');
+    positive || v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("yes")
+}
+
 /// `nc_create`: a new dataset in define mode.
 pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
     check_mode_combination(cmode)?;
@@ -93,9 +113,9 @@ pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
             ds.layout = super::model::Layout::V2InAttrs;
         }
     }
-    // mode=consolidated: keep consolidated metadata up to date (netCDF-C
-    // 4.10, xarray)
-    ds.consolidated = u.consolidated;
+    // mode=consolidated (or NCZARR_CONSOLIDATED): keep consolidated
+    // metadata up to date (netCDF-C 4.10 writes .zmetadata then, xarray)
+    ds.consolidated = u.consolidated || consolidated_env();
     Ok(ds)
 }
 
@@ -108,9 +128,7 @@ pub fn open(path: &str, omode: i32) -> NcResult<Dataset> {
         MapError::RootNotFound(_) => NcError::with(libc_enoent(), e.to_string()),
         other => NcError::from(other),
     })?;
-    let consolidated = u.consolidated
-        || std::env::var("NCZARR_CONSOLIDATED")
-            .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes"));
+    let consolidated = u.consolidated || consolidated_env();
     let mut ds = format::read_dataset(
         store,
         path,
@@ -302,6 +320,19 @@ impl Dataset {
             NC_FORMAT_NETCDF4_CLASSIC
         } else {
             NC_FORMAT_NETCDF4
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn consolidated_env_as_netcdf_c() {
+        for v in ["1", "2", " 7x", "+3", "TRUE", "true", "Yes"] {
+            assert!(super::env_true(v), "{v}");
+        }
+        for v in ["", "0", "00", "-1", "false", "no", "on", "x1", "truex"] {
+            assert!(!super::env_true(v), "{v}");
         }
     }
 }

@@ -421,7 +421,13 @@ impl Dataset {
             codecs: crate::codec::Pipeline::new(super::filters::codec_dtype(nctype)),
             dtype_strlen: None,
             ucs4: false,
-            object_codec: None,
+            object_codec: if nctype == NC_STRING
+                && !self.groups[0].atts.iter().any(|a| a.name == "_nczarr_default_maxstrlen")
+            {
+                self.format.string_codec(self.pure_zarr)
+            } else {
+                None
+            },
             stored_dtype: None,
             unreadable: None,
             persisted: false,
@@ -649,7 +655,7 @@ impl Dataset {
             return Err(NcError::new(NC_ENOTINDEFINE));
         }
         let dgroup = self.dims[dimid as usize].group;
-        if self.groups[dgroup].dims.iter().any(|&d| d != dimid as usize && self.dims[d].name == name) {
+        if self.groups[dgroup].dims.iter().any(|&d| self.dims[d].name == name) {
             return Err(NcError::new(NC_ENAMEINUSE));
         }
         self.dims[dimid as usize].name = name.into();
@@ -664,9 +670,7 @@ impl Dataset {
         if self.classic_model && !self.define_mode {
             return Err(NcError::new(NC_ENOTINDEFINE));
         }
-        if self.var(gid, varid)?.name == name {
-            return Ok(());
-        }
+        // renaming to its own name is NC_ENAMEINUSE too, as in netCDF-C
         if self.name_taken_in_group(gid, name) {
             return Err(NcError::new(NC_ENAMEINUSE));
         }
@@ -681,9 +685,6 @@ impl Dataset {
         let parent = self.group(gid)?.parent.ok_or(NcError::new(NC_EBADGRPID))?;
         check_name(name)?;
         self.check_writable()?;
-        if self.groups[gid].name == name {
-            return Ok(());
-        }
         if self.name_taken_in_group(parent, name) {
             return Err(NcError::new(NC_ENAMEINUSE));
         }
@@ -789,6 +790,21 @@ impl Dataset {
             if values.len() != 1 || matches!(&ints, Values::Int(i) if i[0] <= 0) {
                 return Err(NcError::new(NC_EINVAL));
             }
+            // a maximum string length asks for netCDF-C's fixed-width
+            // strings (Appendix H) in place of variable-length ones, for
+            // the variable or (at the root) every string variable defined
+            // in this session
+            let fixed = |v: &mut Var| {
+                if v.nctype == NC_STRING && !v.persisted {
+                    v.object_codec = None;
+                }
+            };
+            match (name, varid) {
+                ("_nczarr_maxstrlen", NC_GLOBAL) => {}
+                ("_nczarr_maxstrlen", _) => fixed(self.var_mut(gid, varid)?),
+                (_, NC_GLOBAL) if gid == 0 => self.groups.iter_mut().flat_map(|g| g.vars.iter_mut()).for_each(fixed),
+                _ => {}
+            }
         }
         let atts = self.atts_mut(gid, varid)?;
         match atts.iter_mut().find(|a| a.name == name) {
@@ -807,10 +823,12 @@ impl Dataset {
         self.atts(gid, varid)?;
         self.auto_redef()?;
         let i = self.att_index(gid, varid, name)?;
-        if name == NC_FillValue_NAME && varid != NC_GLOBAL && self.var(gid, varid)?.has_data {
-            return Err(NcError::new(NC_ELATEFILL));
+        let att = self.atts_mut(gid, varid)?.remove(i);
+        // as netCDF-C's NCZarr: the variable keeps its fill value (also
+        // after data was written, and in the store's `fill_value`)
+        if name == NC_FillValue_NAME && varid != NC_GLOBAL {
+            self.var_mut(gid, varid)?.zarray_fill = Some(att.values);
         }
-        self.atts_mut(gid, varid)?.remove(i);
         Ok(())
     }
 
@@ -821,10 +839,12 @@ impl Dataset {
         if self.classic_model && !self.define_mode {
             return Err(NcError::new(NC_ENOTINDEFINE));
         }
-        let i = self.att_index(gid, varid, old)?;
-        if old != new && self.atts(gid, varid)?.iter().any(|a| a.name == new) {
+        // the new name in use (the old one too: netCDF-C), before the old
+        // one is looked up, as netCDF-C checks them
+        if self.atts(gid, varid)?.iter().any(|a| a.name == new) {
             return Err(NcError::new(NC_ENAMEINUSE));
         }
+        let i = self.att_index(gid, varid, old)?;
         self.atts_mut(gid, varid)?[i].name = new.into();
         Ok(())
     }

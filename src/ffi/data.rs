@@ -151,7 +151,8 @@ pub(crate) unsafe fn put(
             for p in s.offsets() {
                 let c = *src.add(p);
                 if !c.is_null() {
-                    strings[p] = CStr::from_ptr(c).to_string_lossy().into_owned();
+                    strings[p] = crate::limits::try_string_lossy(CStr::from_ptr(c).to_bytes())
+                        .map_err(|e| NcError::with(NC_ENOMEM, e.to_string()))?;
                 }
             }
             return ds.put_slab(gid, varid, &s, MemIn::Strings(&strings));

@@ -3,7 +3,7 @@
 use super::args::{in_slice, malloc_c_string, non_null};
 use super::types::nc_type;
 use crate::engine::consts::NC_STRING;
-use crate::engine::error::{NC_EBADTYPE, NC_EINVAL};
+use crate::engine::error::{NC_EBADTYPE, NC_EINVAL, NC_ENOMEM};
 use crate::engine::types::{type_size, Values};
 use crate::engine::{NcError, NcResult};
 use std::ffi::CStr;
@@ -17,11 +17,14 @@ use std::os::raw::{c_char, c_void};
 pub(crate) unsafe fn from_mem(memtype: nc_type, len: usize, p: *const c_void) -> NcResult<Values> {
     if memtype == NC_STRING {
         let ptrs = in_slice(p as *const *const c_char, len)?;
-        return Ok(Values::String(
-            ptrs.iter()
-                .map(|&s| if s.is_null() { String::new() } else { CStr::from_ptr(s).to_string_lossy().into_owned() })
-                .collect(),
-        ));
+        let nomem = |e: crate::limits::TooLarge| NcError::with(NC_ENOMEM, e.to_string());
+        let mut strings = crate::limits::try_filled(len, String::new()).map_err(nomem)?;
+        for (s, &c) in strings.iter_mut().zip(ptrs) {
+            if !c.is_null() {
+                *s = crate::limits::try_string_lossy(CStr::from_ptr(c).to_bytes()).map_err(nomem)?;
+            }
+        }
+        return Ok(Values::String(strings));
     }
     let size = type_size(memtype).ok_or(NcError::new(NC_EBADTYPE))?;
     let n = len.checked_mul(size).ok_or(NcError::new(NC_EINVAL))?;

@@ -147,6 +147,13 @@ else
     bad "codecs: $(grep -E 'FAIL|Error' "$out/codecs.log" | head -20)"
 fi
 
+echo "== NCZarr dispatch behaviours against the wheel's netCDF-C 4.10 (tests/interop/dispatch.py)"
+if "$py" "$here/dispatch.py" "$out/dispatch" "$libdir/libnczarr_rs.so" "$wheel_lib" > "$out/dispatch.log" 2>&1; then
+    ok "dispatch: $(grep -c '^ok' "$out/dispatch.log") scenarios (renames, nc_del_att, nc_set_fill, nc_set_var_chunk_cache) call for call as netCDF-C 4.10, its known bugs aside"
+else
+    bad "dispatch: $(grep -v '^ok' "$out/dispatch.log" | head -20)"
+fi
+
 echo "== quantization against the wheel's netCDF-C 4.10 (tests/interop/quantize.py)"
 if "$py" "$here/quantize.py" "$out/quantize" "$libdir/libnczarr_rs.so" "$wheel_lib" > "$out/quantize.log" 2>&1; then
     ok "quantize: $(grep -c '^ok' "$out/quantize.log") checks: stored bits (BitGroom, GranularBitRound, BitRound x 3 settings, float and double), attributes and rules as netCDF-C 4.10"

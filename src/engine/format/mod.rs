@@ -63,6 +63,13 @@ pub trait Format: Send + Sync + std::fmt::Debug {
     fn objects(&self, ds: &Dataset) -> NcResult<Vec<(StoreKey, Value)>>;
     /// How the chunks of a new variable are named.
     fn chunk_keys(&self, scalar: bool) -> ChunkKeys;
+    /// The object codec (numcodecs' JSON) of a new `NC_STRING` variable,
+    /// whose strings are then variable-length; `None`: fixed-width bytes.
+    /// Pure Zarr v2 writes zarr-python's `|O` + `vlen-utf8`; NCZarr keeps
+    /// netCDF-C's `|Sn` (netCDF-C cannot read `|O`).
+    fn string_codec(&self, pure_zarr: bool) -> Option<Value> {
+        pure_zarr.then(|| serde_json::json!({ "id": "vlen-utf8" }))
+    }
     /// The consolidated metadata object made of `written` (every metadata
     /// object as stored), for a dataset that keeps one.
     fn consolidated(&self, written: &HashMap<StoreKey, Vec<u8>>) -> NcResult<(StoreKey, Value)>;

@@ -121,6 +121,9 @@ fn var_objects(ds: &Dataset, gid: usize, vid: usize, out: &mut Vec<(StoreKey, Va
     } else {
         match ds.fill_value(v)? {
             Values::Char(c) if c.iter().all(|&b| b == 0) => Value::String(String::new()),
+            // `|O` strings with the default fill: null, as xarray writes them
+            // (xarray would mask every "" as missing with a "" fill value)
+            Values::String(s) if v.object_codec.is_some() && s.iter().all(|x| x.is_empty()) => Value::Null,
             Values::String(s) if s.iter().all(|x| x.is_empty()) => Value::String(String::new()),
             other => values_to_json(&other),
         }
@@ -138,6 +141,8 @@ fn var_objects(ds: &Dataset, gid: usize, vid: usize, out: &mut Vec<(StoreKey, Va
     z.insert("shape".into(), json!(shape));
     let dtype = match &v.stored_dtype {
         Some(d) => serde_json::from_str(d).unwrap_or_else(|_| json!(d)),
+        // variable-length strings: numpy's object dtype, as zarr-python writes them
+        None if v.object_codec.is_some() => json!("|O"),
         None => json!(format_dtype(v.nctype, v.endian, strlen, ds.pure_zarr)),
     };
     z.insert("dtype".into(), dtype);
@@ -411,12 +416,23 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
             if crate::codec::vlen::is_object_codec(id) {
                 object_codec = first_filter.cloned();
             }
-            if !crate::codec::vlen::IDS.contains(&id) {
+            let mut nctype = NC_STRING;
+            if id == "vlen-array" {
+                // ragged arrays: netCDF's NC_VLEN of the base type, a user
+                // type, which NCZarr (netCDF-C's too) does not have
+                let base = first_filter.and_then(|f| f.get("dtype")).and_then(Value::as_str).unwrap_or("?");
+                let why = format!(
+                    "{vkey}: numcodecs vlen-array (ragged arrays of {base}) would be an NC_VLEN user type, \
+                     which NCZarr does not have"
+                );
+                unreadable = Some(NcError::with(NC_EBADTYPE, why));
+                nctype = NC_UBYTE;
+            } else if !crate::codec::vlen::IDS.contains(&id) {
                 let what = if id.is_empty() { "no object codec".to_string() } else { format!("object codec {id:?}") };
                 unreadable =
                     Some(NcError::with(NC_ENOFILTER, format!("{vkey}: dtype |O with {what} is not available")));
             }
-            DType { nctype: NC_STRING, endian: NC_ENDIAN_NATIVE, strlen: None, json: false, ucs4: false }
+            DType { nctype, endian: NC_ENDIAN_NATIVE, strlen: None, json: false, ucs4: false }
         }
         Some(d) => match d.as_str().map(|s| parse_dtype(s, r.pure_zarr)) {
             // numpy booleans (read as NC_UBYTE) and UCS-4 strings are

@@ -61,6 +61,11 @@ impl Format for Zarr3 {
         Extents { group: &[("zarr.json", &["attributes", "_nczarr_group", "dimensions"])], array: "zarr.json" }
     }
 
+    /// zarr-python 3's `string` with `vlen-utf8`, in either mode.
+    fn string_codec(&self, _pure_zarr: bool) -> Option<Value> {
+        Some(serde_json::json!({ "id": "vlen-utf8" }))
+    }
+
     fn consolidated(&self, written: &HashMap<StoreKey, Vec<u8>>) -> NcResult<(StoreKey, Value)> {
         write::consolidated(written)
     }
@@ -342,6 +347,16 @@ fn xarray_fill_attribute(attrs: &mut Map<String, Value>, dt: &DataType) {
     attrs.insert(NC_FillValue_NAME.into(), json::f64_json(f64::from_le_bytes(bytes)));
 }
 
+/// A `string` array's fill value other than `""` is its `_FillValue`
+/// attribute (which we do not write for strings: see `write.rs`).
+fn string_fill_attribute(attrs: &mut Map<String, Value>, dt: &DataType, fill: Option<&Value>) {
+    if let Some(Value::String(f)) = fill {
+        if dt.vlen && !f.is_empty() && !attrs.contains_key(NC_FillValue_NAME) {
+            attrs.insert(NC_FillValue_NAME.into(), Value::String(f.clone()));
+        }
+    }
+}
+
 /// The numpy dtype string of what the codecs encode (the bytes codec's
 /// output): the codecs are built for it.
 fn v2_dtype(dt: &DataType, endian: i32) -> String {
@@ -435,6 +450,7 @@ fn read_array(ds: &mut Dataset, gid: usize, name: &str, meta: &Map<String, Value
 
     let mut attrs = attributes(&vkey, meta)?;
     xarray_fill_attribute(&mut attrs, &dt);
+    string_fill_attribute(&mut attrs, &dt, meta.get("fill_value"));
     let info = if ds.pure_zarr { None } else { attrs.get("_nczarr_array").cloned() };
     let (dimids, storage) = match info {
         Some(info) => nczarr::read_array_info(ds, gid, &vkey, &info, &shape)?,

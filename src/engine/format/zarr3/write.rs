@@ -4,9 +4,11 @@
 //!
 //! Types: netCDF's numeric types are v3's core types; `NC_CHAR` is
 //! `null_terminated_bytes` of length 1 (read back as char when the NCZarr
-//! keys are there); `NC_STRING` is `null_terminated_bytes` of the maximum
-//! string length, as `|S<n>` in v2. A variable without a fill value
-//! (`NC_NOFILL`) stores netCDF's default fill, since v3 requires one.
+//! keys are there); `NC_STRING` is zarr-python's `string` with the
+//! `vlen-utf8` codec, its fill value in `fill_value` only (no `_FillValue`
+//! attribute, which xarray cannot decode for strings). A variable without a
+//! fill value (`NC_NOFILL`) stores netCDF's default fill, since v3 requires
+//! one.
 
 use super::NODE;
 use crate::engine::consts::*;
@@ -149,6 +151,14 @@ fn array(ds: &Dataset, gid: usize, vid: usize) -> NcResult<Value> {
     let keys = nczarr::array_keys(ds, gid, vid);
     let mut attrs = nczarr::var_attributes(ds, v, vec![], keys.in_attrs);
     xarray_fill_attribute(&mut attrs, v)?;
+    if v.object_codec.is_some() {
+        // a string's fill value is `fill_value` only: xarray cannot decode
+        // a string `_FillValue` attribute and fails the whole open
+        attrs.remove(NC_FillValue_NAME);
+        if let Some(Value::Object(types)) = attrs.get_mut("_nczarr_attr").and_then(|a| a.get_mut("types")) {
+            types.remove(NC_FillValue_NAME);
+        }
+    }
     m.insert("attributes".into(), Value::Object(attrs));
     if !v.is_scalar() {
         let names: Vec<String> = v.dimids.iter().map(|&d| ds.dims[d].name.clone()).collect();
