@@ -201,6 +201,31 @@ gdalinfo -stats -nomd a.tif | grep -v -e '^Files:' -e 'a.tif' > a.txt
 gdalinfo -stats -nomd b.tif | grep -v -e '^Files:' -e 'b.tif' > b.txt
 same "gdal_translate .nc -> GeoTIFF: with = without preload" a.txt b.txt
 
+echo "== GDAL on our store (GDAL 3.6 reads a store with its own Zarr driver; its netCDF driver never hands nc_open a directory)"
+# each time step of temp, as GeoTIFF from our store and from the .nc:
+# the same value at every (lon, lat) of the grid, so values and
+# georeferencing agree
+gdal_translate -q -of GTiff NETCDF:fixed.nc:temp nc.tif > /dev/null 2>&1 || bad "gdal_translate .nc"
+for t in 0 1; do
+    if ! gdal_translate -q -of GTiff "ZARR:\"$out/fixed.zarr\":/temp:$t" "store$t.tif" > gdal.txt 2>&1; then
+        bad "gdal_translate store (time $t) -> GeoTIFF: $(tail -2 gdal.txt)"
+        continue
+    fi
+    : > a.txt
+    : > b.txt
+    for lat in -10 0 10; do
+        for lon in 0 90 180 270; do
+            gdallocationinfo -valonly -geoloc -b $((t + 1)) nc.tif $lon $lat >> a.txt
+            gdallocationinfo -valonly -geoloc "store$t.tif" $lon $lat >> b.txt
+        done
+    done
+    if [ "$(grep -c . a.txt)" = 12 ]; then
+        same "gdal_translate store -> GeoTIFF (time $t): values at every lon/lat = the .nc's" a.txt b.txt
+    else
+        bad "gdallocationinfo on the .nc GeoTIFF gave $(grep -c . a.txt) values, not 12"
+    fi
+done
+
 echo "== Python: netCDF4 (bundles netCDF-C 4.10.1) and xarray under preload"
 if pre "$py" "$here/check_python.py" "$out" > py.txt 2>&1; then ok "netCDF4/xarray under preload"; else bad "netCDF4/xarray under preload: $(tail -5 py.txt)"; fi
 "$py" - <<'PY' > a.txt 2>&1
