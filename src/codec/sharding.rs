@@ -289,32 +289,68 @@ impl Sharding {
     }
 }
 
+impl Sharding {
+    /// Inner chunk `i` of a shard, encoded; `None` when it holds only the
+    /// fill value (not stored). `chunk`: a buffer of an inner chunk's size.
+    fn encode_one(&self, data: &[u8], i: usize, chunk: &mut [u8]) -> CodecResult<Option<Vec<u8>>> {
+        let c = self.coords(i);
+        self.runs(&c, |s, o, n| chunk[o..o + n].copy_from_slice(&data[s..s + n]));
+        if chunk.chunks_exact(self.esize).all(|e| e == self.fill.as_slice()) {
+            return Ok(None);
+        }
+        self.codecs.encode(chunk).map(Some)
+    }
+}
+
 impl Codec for Sharding {
+    /// On a worker of a thread pool (the engine's), the inner chunks are
+    /// encoded in parallel on that pool; elsewhere in order.
     fn encode(&self, data: &[u8]) -> CodecResult<Vec<u8>> {
+        use rayon::prelude::*;
         if data.len() != self.shard_bytes() {
             return Err(CodecError::Corrupt(NAME));
         }
         let inner_len = self.inner_bytes();
-        let mut body = Vec::new();
+        let encoded: Vec<Option<Vec<u8>>> = if rayon::current_thread_index().is_some() && self.count() > 1 {
+            (0..self.count())
+                .into_par_iter()
+                .map_init(
+                    || out_buf(inner_len),
+                    |buf, i| self.encode_one(data, i, buf.as_mut().map_err(|e| e.clone())?),
+                )
+                .collect::<CodecResult<_>>()?
+        } else {
+            let mut chunk = out_buf(inner_len)?;
+            (0..self.count()).map(|i| self.encode_one(data, i, &mut chunk)).collect::<CodecResult<_>>()?
+        };
+        let body: usize = encoded.iter().flatten().map(Vec::len).sum();
+        let mut out = Vec::new();
+        out.try_reserve(body + self.index_len).map_err(|_| CodecError::NoMemory(body + self.index_len))?;
         let mut index = Vec::with_capacity(self.count() * 16);
-        let index_len = if self.index_at_start { self.index_len } else { 0 };
-        let mut chunk = out_buf(inner_len)?;
-        for i in 0..self.count() {
-            let c = self.coords(i);
-            self.runs(&c, |s, o, n| chunk[o..o + n].copy_from_slice(&data[s..s + n]));
-            if chunk.chunks_exact(self.esize).all(|e| e == self.fill.as_slice()) {
-                index.extend_from_slice(&EMPTY.to_le_bytes());
-                index.extend_from_slice(&EMPTY.to_le_bytes());
-                continue;
+        let mut at = if self.index_at_start { self.index_len } else { 0 };
+        out.resize(if self.index_at_start { self.index_len } else { 0 }, 0);
+        for enc in &encoded {
+            let (off, len) = match enc {
+                Some(e) => (at as u64, e.len() as u64),
+                None => (EMPTY, EMPTY),
+            };
+            index.extend_from_slice(&off.to_le_bytes());
+            index.extend_from_slice(&len.to_le_bytes());
+            if let Some(e) = enc {
+                out.extend_from_slice(e);
+                at += e.len();
             }
-            let enc = self.codecs.encode(&chunk)?;
-            index.extend_from_slice(&((index_len + body.len()) as u64).to_le_bytes());
-            index.extend_from_slice(&(enc.len() as u64).to_le_bytes());
-            body.try_reserve(enc.len()).map_err(|_| CodecError::NoMemory(body.len() + enc.len()))?;
-            body.extend_from_slice(&enc);
         }
         let index = self.index_codecs.encode(&index)?;
-        Ok(if self.index_at_start { [index, body].concat() } else { [body, index].concat() })
+        if index.len() != self.index_len {
+            return Err(CodecError::Corrupt(NAME));
+        }
+        if self.index_at_start {
+            out[..self.index_len].copy_from_slice(&index);
+        } else {
+            out.extend_from_slice(&index);
+        }
+        Ok(out)
     }
 
     fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
