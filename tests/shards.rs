@@ -97,3 +97,24 @@ fn hostile_indexes_are_errors() {
         assert_eq!(get(&ds, &[20, 20], &[1, 1]).unwrap(), vec![value(20, 20)]);
     }
 }
+
+/// Shards whose inner codec this build does not have: `NC_ENOFILTER` for
+/// every read, even of an inner chunk that is not stored.
+#[test]
+fn unknown_inner_codec_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("file://{}/u.zarr#mode=nczarr,v3,file", dir.path().display());
+    create(&url, true);
+    let meta = dir.path().join("u.zarr/v/zarr.json");
+    let text = std::fs::read_to_string(&meta).unwrap();
+    let changed = text.replace(
+        r#"{"name": "zstd", "configuration": {"level": 3, "checksum": false}}"#,
+        r#"{"name": "numcodecs.nope"}"#,
+    );
+    assert_ne!(text, changed);
+    std::fs::write(&meta, changed).unwrap();
+    let ds = file::open(&url, NC_NOWRITE).unwrap();
+    for (start, count) in [([3, 3], [1, 1]), ([40, 40], [1, 1]), ([0, 0], [64, 64])] {
+        assert_eq!(get(&ds, &start, &count), Err(NC_ENOFILTER), "{start:?}");
+    }
+}

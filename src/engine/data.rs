@@ -12,6 +12,8 @@
 //! (`engine::convert`). A write that covers a whole chunk does not read it
 //! first, and goes straight to the store; a partial write is a
 //! read-modify-write kept in the chunk cache until it is evicted or flushed.
+//! A variable with Zarr v3 shards is read by inner chunks (fetched alone by
+//! byte range, after the shard's index) and written by whole shards.
 
 use super::cache::{Base, ChunkCache, Dirty, DirtyMask};
 use super::consts::*;
@@ -954,6 +956,10 @@ impl Dataset {
             });
             r
         };
+        if v.shard.is_some() && lay.shard.is_none() {
+            // shards whose codecs cannot run: never read as plain chunks
+            lay.check_codecs()?;
+        }
         if let Some(sh) = &lay.shard {
             let shards = Grid::new(slab, &sh.storage.chunks);
             let parallel = slab.disjoint();
