@@ -3171,6 +3171,35 @@ int nc_def_var_chunking(int ncid, int varid, int storage, const size_t *chunksiz
 int nc_inq_var_chunking(int ncid, int varid, int *storagep, size_t *chunksizesp);
 
 /**
+ * Stores the variable's chunks in shards of `shard_shape` elements (Zarr
+ * v3's `sharding_indexed` codec; index at the end, with `crc32c`): one
+ * object per shard, from which a reader fetches just the chunks it needs.
+ * The chunks (`nc_def_var_chunking`, defined first) are the shards' inner
+ * chunks; the variable's filters apply to each of them. A dataset created
+ * with `mode=...,v3` only (`NC_EINVAL` otherwise: Zarr v2 has no shards);
+ * `shard_shape` holds one size per dimension, each a multiple of the
+ * chunk size (`NC_EBADCHUNK`); not for scalars or contiguous variables
+ * (`NC_EINVAL`); in define mode before the variable is written
+ * (`NC_ELATEDEF`). Not a netCDF-C function.
+ *
+ * # Safety
+ * `shard_shape` holds one `size_t` per dimension of the variable.
+ */
+int nczarr_rs_def_var_shard(int ncid, int varid, const size_t *shard_shape);
+
+/**
+ * Whether the variable's chunks are stored in shards (`*shardedp`: 1 or
+ * 0) and the shard shape (`shard_shape`, one `size_t` per dimension,
+ * untouched when there are no shards). Either pointer may be NULL. Not a
+ * netCDF-C function.
+ *
+ * # Safety
+ * `shardedp` is NULL or points to an `int`; `shard_shape` is NULL or
+ * holds one `size_t` per dimension of the variable.
+ */
+int nczarr_rs_inq_var_shard(int ncid, int varid, int *shardedp, size_t *shard_shape);
+
+/**
  * # Safety
  * `fill_value` is NULL or points to one value of the variable's type.
  */

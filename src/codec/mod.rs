@@ -26,7 +26,7 @@ mod packbits;
 mod pipeline;
 mod quantize;
 pub mod registry;
-mod sharding;
+pub mod sharding;
 mod shuffle;
 mod szip;
 pub mod vlen;
@@ -84,6 +84,10 @@ pub trait Codec: Send + Sync + std::fmt::Debug {
     /// For an array -> array codec that maps each element of one dtype to
     /// one of another: the two (its sizes and dtype follow from them).
     fn retype(&self) -> Option<Retype> {
+        None
+    }
+    /// The sharding codec, which also decodes partially.
+    fn as_sharding(&self) -> Option<&sharding::Sharding> {
         None
     }
 }

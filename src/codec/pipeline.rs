@@ -170,8 +170,29 @@ pub struct Chain {
 }
 
 impl Chain {
+    /// A chain of codecs already built (each for the dtype the one before
+    /// it makes).
+    pub fn of(codecs: Vec<Arc<dyn Codec>>) -> Arc<Chain> {
+        Arc::new(Chain { codecs })
+    }
+
     pub fn is_empty(&self) -> bool {
         self.codecs.is_empty()
+    }
+
+    /// The size encoding makes of `decoded_len` bytes, when every codec
+    /// knows it without running (checksums, dtype changes).
+    pub fn encoded_len(&self, decoded_len: usize) -> Option<usize> {
+        self.codecs.iter().try_fold(decoded_len, |n, c| c.encoded_len(n))
+    }
+
+    /// The sharding codec, when it is the chain's only codec (its inner
+    /// chunks can then be read alone).
+    pub fn sharding(&self) -> Option<&super::sharding::Sharding> {
+        match self.codecs.as_slice() {
+            [c] => c.as_sharding(),
+            _ => None,
+        }
     }
 
     pub fn encode(&self, data: &[u8]) -> CodecResult<Vec<u8>> {

@@ -4,9 +4,15 @@
 //! inner chunk that is not stored) at the start or end of the shard,
 //! encoded by the index codecs.
 //!
-//! The codec works on whole shards: decoding assembles every inner chunk
-//! (absent ones are the fill value), encoding splits the shard and leaves
-//! out inner chunks that hold only the fill value, as zarr-python does.
+//! As a codec it works on whole shards: decoding assembles every inner
+//! chunk (absent ones are the fill value), encoding splits the shard and
+//! leaves out inner chunks that hold only the fill value, as zarr-python
+//! does. It also decodes partially, as zarrs does: the engine reads the
+//! index alone ([`Sharding::index_range`], [`Sharding::decode_index`]),
+//! then only the inner chunks it needs, by byte range
+//! ([`Sharding::decode_inner`]). The index comes from the store, so every
+//! entry is checked against the shard's size before anything is read or
+//! allocated from it.
 //!
 //! Its JSON (the engine builds it from the v3 metadata):
 //! `{"id": "sharding_indexed", "shard_shape": [..], "chunk_shape": [..],
@@ -22,18 +28,47 @@ pub const DECL: Decl = Decl::numcodecs(NAME, Stage::ArrayToBytes, |cfg, ctx| {
     Ok(Box::new(Sharding::from_json(cfg, &ctx.dtype.str(), ctx.dtype.size)?))
 });
 
-const NAME: &str = "sharding_indexed";
+pub const NAME: &str = "sharding_indexed";
 const EMPTY: u64 = u64::MAX;
 
 #[derive(Debug)]
 pub struct Sharding {
     shard: Vec<usize>,
     inner: Vec<usize>,
+    /// Inner chunks per dimension.
+    grid: Vec<usize>,
     esize: usize,
     codecs: Arc<Chain>,
     index_codecs: Arc<Chain>,
     index_at_start: bool,
+    /// Bytes of the encoded index.
+    index_len: usize,
     fill: Vec<u8>,
+}
+
+/// A shard's decoded index, every entry checked against the shard's size.
+#[derive(Debug, Clone)]
+pub struct ShardIndex {
+    /// `(offset, nbytes)` per inner chunk, C order; `EMPTY` twice: absent.
+    words: Vec<u64>,
+}
+
+impl ShardIndex {
+    /// Where inner chunk `i` (C order of the shard's inner grid) is stored:
+    /// `None` when it is not (the fill value).
+    pub fn get(&self, i: usize) -> Option<(u64, u64)> {
+        let (off, len) = (self.words[2 * i], self.words[2 * i + 1]);
+        (off != EMPTY || len != EMPTY).then_some((off, len))
+    }
+
+    /// The index as bytes (as the engine's chunk cache holds it), and back.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.words.iter().flat_map(|w| w.to_ne_bytes()).collect()
+    }
+
+    pub fn from_bytes(b: &[u8]) -> ShardIndex {
+        ShardIndex { words: b.chunks_exact(8).map(|w| u64::from_ne_bytes(w.try_into().expect("8 bytes"))).collect() }
+    }
 }
 
 fn bad(what: impl Into<String>) -> CodecError {
@@ -55,14 +90,25 @@ fn hex(s: &str) -> Option<Vec<u8>> {
     (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok()).collect()
 }
 
+/// The parts of a sharding codec (the engine builds one from a variable's
+/// definition, the JSON reader from the codec's JSON).
+pub struct Parts {
+    pub shard: Vec<usize>,
+    pub inner: Vec<usize>,
+    /// Bytes per element.
+    pub esize: usize,
+    /// The inner chunks' codecs (after the `bytes` codec).
+    pub codecs: Arc<Chain>,
+    /// The index's codecs (after the `bytes` codec).
+    pub index_codecs: Arc<Chain>,
+    pub index_at_start: bool,
+    /// One element of the fill value, as stored.
+    pub fill: Vec<u8>,
+}
+
 impl Sharding {
     /// `dtype`: the array's numpy dtype string, of `esize`-byte elements.
     pub fn from_json(cfg: &Value, dtype: &str, esize: usize) -> CodecResult<Sharding> {
-        let shard = shape(cfg, "shard_shape")?;
-        let inner = shape(cfg, "chunk_shape")?;
-        if shard.len() != inner.len() || shard.iter().zip(&inner).any(|(s, i)| s % i != 0) {
-            return Err(bad(format!("chunk_shape {inner:?} does not divide the shard {shard:?}")));
-        }
         let list = |k: &str| cfg.get(k).and_then(Value::as_array).cloned().unwrap_or_default();
         let index_at_start = match cfg.get("index_location").and_then(Value::as_str) {
             Some("start") => true,
@@ -73,38 +119,135 @@ impl Sharding {
             Some(h) => hex(h).filter(|f| f.len() == esize).ok_or_else(|| bad("fill"))?,
             None => vec![0; esize],
         };
-        let s = Sharding {
+        Sharding::new(Parts {
+            shard: shape(cfg, "shard_shape")?,
+            inner: shape(cfg, "chunk_shape")?,
+            esize,
             codecs: Pipeline::from_zarr_v2(&list("codecs"), None, dtype).chain()?,
             index_codecs: Pipeline::from_zarr_v2(&list("index_codecs"), None, "<u8").chain()?,
-            shard,
-            inner,
-            esize,
             index_at_start,
             fill,
+        })
+    }
+
+    pub fn new(p: Parts) -> CodecResult<Sharding> {
+        let (shard, inner) = (p.shard, p.inner);
+        if shard.is_empty()
+            || shard.len() != inner.len()
+            || shard.iter().zip(&inner).any(|(&s, &i)| i == 0 || s % i != 0)
+        {
+            return Err(bad(format!("chunk_shape {inner:?} does not divide the shard {shard:?}")));
+        }
+        if p.fill.len() != p.esize {
+            return Err(bad("fill"));
+        }
+        let grid: Vec<usize> = shard.iter().zip(&inner).map(|(s, i)| s / i).collect();
+        let limit = crate::limits::limits().max_chunk_bytes;
+        let raw = grid
+            .iter()
+            .try_fold(16usize, |a, &n| a.checked_mul(n))
+            .filter(|&n| n as u64 <= limit)
+            .ok_or_else(|| bad(format!("too many inner chunks in a shard ({grid:?})")))?;
+        let index_len = match p.index_codecs.encoded_len(raw) {
+            Some(n) => n,
+            None => p.index_codecs.encode(&out_buf(raw)?)?.len(),
         };
-        s.inner_bytes().ok_or_else(|| bad("inner chunk too large"))?;
-        s.count().checked_mul(16).ok_or_else(|| bad("too many inner chunks"))?;
+        let s = Sharding {
+            shard,
+            inner,
+            grid,
+            esize: p.esize,
+            codecs: p.codecs,
+            index_codecs: p.index_codecs,
+            index_at_start: p.index_at_start,
+            index_len,
+            fill: p.fill,
+        };
+        s.inner_elems().and_then(|n| n.checked_mul(s.esize)).ok_or_else(|| bad("inner chunk too large"))?;
         Ok(s)
     }
 
     /// Inner chunks per dimension.
-    fn grid(&self) -> Vec<usize> {
-        self.shard.iter().zip(&self.inner).map(|(s, i)| s / i).collect()
+    pub fn grid(&self) -> &[usize] {
+        &self.grid
     }
 
-    fn count(&self) -> usize {
-        self.grid().iter().product()
+    /// Inner chunks per shard.
+    pub fn count(&self) -> usize {
+        self.grid.iter().product()
     }
 
-    fn inner_bytes(&self) -> Option<usize> {
-        self.inner.iter().try_fold(self.esize, |a, &n| a.checked_mul(n))
+    fn inner_elems(&self) -> Option<usize> {
+        self.inner.iter().try_fold(1usize, |a, &n| a.checked_mul(n))
     }
 
-    /// Size of the encoded index.
-    fn index_len(&self) -> CodecResult<usize> {
-        let raw = self.count() * 16;
-        let probe = self.index_codecs.encode(&vec![0u8; raw])?;
-        Ok(probe.len())
+    /// Bytes of a decoded inner chunk.
+    pub fn inner_bytes(&self) -> usize {
+        self.inner.iter().product::<usize>() * self.esize
+    }
+
+    /// Where the encoded index lies in a shard of `shard_len` bytes
+    /// (`None`: the shard is too short to hold one).
+    pub fn index_range(&self, shard_len: u64) -> Option<std::ops::Range<u64>> {
+        let n = self.index_len as u64;
+        match (self.index_at_start, shard_len.checked_sub(n)) {
+            (_, None) => None,
+            (true, _) => Some(0..n),
+            (false, Some(at)) => Some(at..shard_len),
+        }
+    }
+
+    /// Bytes of the encoded index.
+    pub fn index_len(&self) -> usize {
+        self.index_len
+    }
+
+    /// The index is at the start of the shard (else at its end).
+    pub fn index_at_start(&self) -> bool {
+        self.index_at_start
+    }
+
+    /// Decodes a shard's index (`raw`: its encoded bytes) and checks every
+    /// entry against the shard's size, `shard_len`: an inner chunk must lie
+    /// inside the shard, outside the index.
+    pub fn decode_index(&self, raw: &[u8], shard_len: u64) -> CodecResult<ShardIndex> {
+        let n = self.count();
+        let index = self.index_codecs.decode(raw, n * 16)?;
+        if raw.len() != self.index_len || index.len() != n * 16 {
+            return Err(CodecError::Corrupt(NAME));
+        }
+        let at = self.index_range(shard_len).ok_or(CodecError::Corrupt(NAME))?;
+        let words: Vec<u64> =
+            index.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes"))).collect();
+        for pair in words.chunks_exact(2) {
+            let (off, len) = (pair[0], pair[1]);
+            if off == EMPTY && len == EMPTY {
+                continue;
+            }
+            let end = off.checked_add(len).ok_or(CodecError::Corrupt(NAME))?;
+            let outside_index = end <= at.start || off >= at.end;
+            if end > shard_len || !outside_index {
+                return Err(CodecError::Corrupt(NAME));
+            }
+        }
+        Ok(ShardIndex { words })
+    }
+
+    /// Decodes one inner chunk (its stored bytes) to its elements, C order,
+    /// as stored (byte order).
+    pub fn decode_inner(&self, data: &[u8]) -> CodecResult<Vec<u8>> {
+        let len = self.inner_bytes();
+        let chunk = self.codecs.decode(data, len)?;
+        if chunk.len() != len {
+            return Err(CodecError::Corrupt(NAME));
+        }
+        Ok(chunk)
+    }
+
+    /// The C-order number in the shard of the inner chunk at grid
+    /// coordinates `idx`.
+    pub fn linear(&self, idx: impl IntoIterator<Item = usize>) -> usize {
+        idx.into_iter().zip(&self.grid).fold(0, |a, (i, &g)| a * g + i)
     }
 
     /// Calls `f(shard_offset, inner_offset, len)` for each contiguous run of
@@ -133,75 +276,104 @@ impl Sharding {
     }
 
     fn coords(&self, mut i: usize) -> Vec<usize> {
-        let grid = self.grid();
-        let mut c = vec![0; grid.len()];
-        for d in (0..grid.len()).rev() {
-            c[d] = i % grid[d];
-            i /= grid[d];
+        let mut c = vec![0; self.grid.len()];
+        for d in (0..self.grid.len()).rev() {
+            c[d] = i % self.grid[d];
+            i /= self.grid[d];
         }
         c
+    }
+
+    fn shard_bytes(&self) -> usize {
+        self.shard.iter().product::<usize>() * self.esize
+    }
+}
+
+impl Sharding {
+    /// Inner chunk `i` of a shard, encoded; `None` when it holds only the
+    /// fill value (not stored). `chunk`: a buffer of an inner chunk's size.
+    fn encode_one(&self, data: &[u8], i: usize, chunk: &mut [u8]) -> CodecResult<Option<Vec<u8>>> {
+        let c = self.coords(i);
+        self.runs(&c, |s, o, n| chunk[o..o + n].copy_from_slice(&data[s..s + n]));
+        if chunk.chunks_exact(self.esize).all(|e| e == self.fill.as_slice()) {
+            return Ok(None);
+        }
+        self.codecs.encode(chunk).map(Some)
     }
 }
 
 impl Codec for Sharding {
+    /// On a worker of a thread pool (the engine's), the inner chunks are
+    /// encoded in parallel on that pool; elsewhere in order.
     fn encode(&self, data: &[u8]) -> CodecResult<Vec<u8>> {
-        let inner_len = self.inner_bytes().unwrap_or(0);
-        let mut body = Vec::new();
+        use rayon::prelude::*;
+        if data.len() != self.shard_bytes() {
+            return Err(CodecError::Corrupt(NAME));
+        }
+        let inner_len = self.inner_bytes();
+        let encoded: Vec<Option<Vec<u8>>> = if rayon::current_thread_index().is_some() && self.count() > 1 {
+            (0..self.count())
+                .into_par_iter()
+                .map_init(
+                    || out_buf(inner_len),
+                    |buf, i| self.encode_one(data, i, buf.as_mut().map_err(|e| e.clone())?),
+                )
+                .collect::<CodecResult<_>>()?
+        } else {
+            let mut chunk = out_buf(inner_len)?;
+            (0..self.count()).map(|i| self.encode_one(data, i, &mut chunk)).collect::<CodecResult<_>>()?
+        };
+        let body: usize = encoded.iter().flatten().map(Vec::len).sum();
+        let mut out = Vec::new();
+        out.try_reserve(body + self.index_len).map_err(|_| CodecError::NoMemory(body + self.index_len))?;
         let mut index = Vec::with_capacity(self.count() * 16);
-        let index_len = if self.index_at_start { self.index_len()? } else { 0 };
-        let mut chunk = out_buf(inner_len)?;
-        for i in 0..self.count() {
-            let c = self.coords(i);
-            self.runs(&c, |s, o, n| chunk[o..o + n].copy_from_slice(&data[s..s + n]));
-            if chunk.chunks_exact(self.esize).all(|e| e == self.fill.as_slice()) {
-                index.extend_from_slice(&EMPTY.to_le_bytes());
-                index.extend_from_slice(&EMPTY.to_le_bytes());
-                continue;
+        let mut at = if self.index_at_start { self.index_len } else { 0 };
+        out.resize(if self.index_at_start { self.index_len } else { 0 }, 0);
+        for enc in &encoded {
+            let (off, len) = match enc {
+                Some(e) => (at as u64, e.len() as u64),
+                None => (EMPTY, EMPTY),
+            };
+            index.extend_from_slice(&off.to_le_bytes());
+            index.extend_from_slice(&len.to_le_bytes());
+            if let Some(e) = enc {
+                out.extend_from_slice(e);
+                at += e.len();
             }
-            let enc = self.codecs.encode(&chunk)?;
-            index.extend_from_slice(&((index_len + body.len()) as u64).to_le_bytes());
-            index.extend_from_slice(&(enc.len() as u64).to_le_bytes());
-            body.try_reserve(enc.len()).map_err(|_| CodecError::NoMemory(body.len() + enc.len()))?;
-            body.extend_from_slice(&enc);
         }
         let index = self.index_codecs.encode(&index)?;
-        Ok(if self.index_at_start { [index, body].concat() } else { [body, index].concat() })
+        if index.len() != self.index_len {
+            return Err(CodecError::Corrupt(NAME));
+        }
+        if self.index_at_start {
+            out[..self.index_len].copy_from_slice(&index);
+        } else {
+            out.extend_from_slice(&index);
+        }
+        Ok(out)
     }
 
     fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
-        let inner_len = self.inner_bytes().unwrap_or(0);
-        if decoded_len != self.shard.iter().product::<usize>() * self.esize {
+        if decoded_len != self.shard_bytes() {
             return Err(CodecError::Corrupt(NAME));
         }
-        let n = self.count();
-        let index_len = self.index_len()?;
-        if data.len() < index_len {
-            return Err(CodecError::Corrupt(NAME));
-        }
-        let raw = if self.index_at_start { &data[..index_len] } else { &data[data.len() - index_len..] };
-        let index = self.index_codecs.decode(raw, n * 16)?;
-        if index.len() != n * 16 {
-            return Err(CodecError::Corrupt(NAME));
-        }
+        let at = self.index_range(data.len() as u64).ok_or(CodecError::Corrupt(NAME))?;
+        let index = self.decode_index(&data[at.start as usize..at.end as usize], data.len() as u64)?;
         let mut out = out_buf(decoded_len)?;
         for e in out.chunks_exact_mut(self.esize) {
             e.copy_from_slice(&self.fill);
         }
-        for i in 0..n {
-            let word = |k: usize| u64::from_le_bytes(index[k..k + 8].try_into().expect("8 bytes"));
-            let (off, len) = (word(i * 16), word(i * 16 + 8));
-            if off == EMPTY && len == EMPTY {
-                continue;
-            }
-            let end = off.checked_add(len).filter(|&e| e <= data.len() as u64).ok_or(CodecError::Corrupt(NAME))?;
-            let chunk = self.codecs.decode(&data[off as usize..end as usize], inner_len)?;
-            if chunk.len() != inner_len {
-                return Err(CodecError::Corrupt(NAME));
-            }
+        for i in 0..self.count() {
+            let Some((off, len)) = index.get(i) else { continue };
+            let chunk = self.decode_inner(&data[off as usize..(off + len) as usize])?;
             let c = self.coords(i);
             self.runs(&c, |s, o, n| out[s..s + n].copy_from_slice(&chunk[o..o + n]));
         }
         Ok(out)
+    }
+
+    fn as_sharding(&self) -> Option<&Sharding> {
+        Some(self)
     }
 }
 

@@ -12,6 +12,8 @@
 //! (`engine::convert`). A write that covers a whole chunk does not read it
 //! first, and goes straight to the store; a partial write is a
 //! read-modify-write kept in the chunk cache until it is evicted or flushed.
+//! A variable with Zarr v3 shards is read by inner chunks (fetched alone by
+//! byte range, after the shard's index) and written by whole shards.
 
 use super::cache::{Base, ChunkCache, Dirty, DirtyMask};
 use super::consts::*;
@@ -62,11 +64,59 @@ fn for_chunks<F>(store: &dyn Store, n: usize, parallel: bool, work: F) -> NcResu
 where
     F: Fn(usize) -> NcResult<()> + Sync + Send,
 {
+    any_chunks(store, n, parallel, |i| work(i).map(|()| false)).map(|_| ())
+}
+
+/// [`for_chunks`] for work that answers a flag (a value out of range): is
+/// any set? Called from a worker of the pool, it runs inside that pool.
+fn any_chunks<F>(store: &dyn Store, n: usize, parallel: bool, work: F) -> NcResult<bool>
+where
+    F: Fn(usize) -> NcResult<bool> + Sync + Send,
+{
     if !parallel || n < 2 {
-        return (0..n).try_for_each(work);
+        return (0..n).try_fold(false, |a, i| Ok(a | work(i)?));
     }
     let pool = if store.io_bound() { &IO_POOL } else { &CPU_POOL };
-    pool.get().install(|| (0..n).into_par_iter().try_for_each(work))
+    pool.get().install(|| (0..n).into_par_iter().map(work).try_reduce(|| false, |a, b| Ok(a | b)))
+}
+
+/// What [`Dataset::read_shard`] reads with.
+struct ShardRead<'a> {
+    /// The variable's (inner) chunks.
+    lay: &'a ChunkLayout,
+    sh: &'a Sharded,
+    cache: &'a ChunkCache,
+    slab: &'a Slab,
+    /// Decoded inner chunks are cached (the request is small enough).
+    keep: bool,
+    /// Chunks may be worked on in parallel (the memory map is disjoint).
+    parallel: bool,
+}
+
+/// A codec's failure on chunk `key` (`NC_ENOMEM` for memory, else `NC_EFILTER`).
+fn codec_failure(key: &StoreKey, e: crate::codec::CodecError) -> NcError {
+    let code = if matches!(e, crate::codec::CodecError::NoMemory(_)) { NC_ENOMEM } else { NC_EFILTER };
+    NcError::with(code, format!("chunk {key}: {e}"))
+}
+
+/// A ranged read of a shard that its index sent past the shard's end.
+fn shard_read_failure(key: &StoreKey, e: crate::map::MapError) -> NcError {
+    match e {
+        crate::map::MapError::OutOfRange { .. } => {
+            NcError::with(NC_ENCZARR, format!("shard {key} is shorter than its index says"))
+        }
+        other => NcError::from(other),
+    }
+}
+
+/// The cache key of a shard's decoded index, and of its inner chunk `n`
+/// (C order in the shard): below the shard's key, where no object can be.
+fn shard_index_key(shard: &StoreKey) -> NcResult<StoreKey> {
+    Ok(shard.child(".index")?)
+}
+
+fn inner_chunk_key(shard: &StoreKey, n: usize) -> NcResult<StoreKey> {
+    Ok(shard.child(&format!(".{n}"))?)
 }
 
 /// A read touching at most this fraction of a chunk, in at most
@@ -113,6 +163,12 @@ fn vlen_cell(off: u64, len: u64) -> [u8; VLEN_CELL] {
 /// What chunk I/O needs to know about a variable: chunk shape and strides,
 /// element size and byte order, fill value, key prefix, codecs. (Not
 /// `model::Layout`, which is the metadata format of a dataset.)
+///
+/// A variable with shards (Zarr v3 `sharding_indexed`) has two: its
+/// chunks, the inner chunks, which reads fetch and decode alone and the
+/// cache holds; and its shards ([`Sharded::storage`]), the objects of the
+/// store, which writes encode whole (read-modify-write of a shard).
+#[derive(Clone)]
 struct ChunkLayout {
     ftype: NcType,
     esize: usize,
@@ -131,6 +187,37 @@ struct ChunkLayout {
     chain: Option<Arc<crate::codec::Chain>>,
     /// Why the codecs cannot run (unknown or bad codec): data access fails.
     codec_err: Option<NcError>,
+    /// The variable's chunks are inner chunks of shards.
+    shard: Option<Box<Sharded>>,
+}
+
+/// A variable's shards, for [`ChunkLayout`].
+#[derive(Clone)]
+struct Sharded {
+    /// The sharding codec (inner chunks' codecs, index, fill).
+    codec: Arc<crate::codec::sharding::Sharding>,
+    /// Inner chunks per shard, per dimension.
+    ratio: Vec<u64>,
+    /// The layout of whole shards: chunks of the shard shape, whose codec
+    /// is the sharding codec.
+    storage: ChunkLayout,
+}
+
+/// Element strides within a chunk of shape `chunks` (C or Fortran order)
+/// and its number of elements (`NC_EBADCHUNK` when its bytes overflow).
+fn chunk_strides(chunks: &[u64], order_f: bool, esize: usize) -> NcResult<(Vec<u64>, usize)> {
+    let mut cstrides = vec![0u64; chunks.len()];
+    let mut acc = Some(1u64);
+    let order: Vec<usize> = if order_f { (0..chunks.len()).collect() } else { (0..chunks.len()).rev().collect() };
+    for d in order {
+        cstrides[d] = acc.unwrap_or(0);
+        acc = acc.and_then(|a| a.checked_mul(chunks[d]));
+    }
+    let celems = acc
+        .and_then(|a| usize::try_from(a).ok())
+        .filter(|n| n.checked_mul(esize).is_some())
+        .ok_or_else(|| NcError::with(NC_EBADCHUNK, "chunk too large"))?;
+    Ok((cstrides, celems))
 }
 
 impl ChunkLayout {
@@ -152,17 +239,7 @@ impl ChunkLayout {
         if esize as u64 > crate::limits::limits().max_chunk_bytes {
             return Err(no_memory(&format!("one element of {}", v.name), esize as u64));
         }
-        let mut cstrides = vec![0u64; chunks.len()];
-        let mut acc = Some(1u64);
-        let order: Vec<usize> = if v.order_f { (0..chunks.len()).collect() } else { (0..chunks.len()).rev().collect() };
-        for d in order {
-            cstrides[d] = acc.unwrap_or(0);
-            acc = acc.and_then(|a| a.checked_mul(chunks[d]));
-        }
-        let celems = acc
-            .and_then(|a| usize::try_from(a).ok())
-            .filter(|n| n.checked_mul(esize).is_some())
-            .ok_or_else(|| NcError::with(NC_EBADCHUNK, "chunk too large"))?;
+        let (cstrides, celems) = chunk_strides(&chunks, v.order_f, esize)?;
         // the pipeline was resolved when the variable was read or defined
         let (chain, codec_err) = match v.codecs.chain() {
             Ok(c) if c.is_empty() => (None, None),
@@ -191,7 +268,7 @@ impl ChunkLayout {
                 }
             }
         };
-        Ok(ChunkLayout {
+        let lay = ChunkLayout {
             ftype: v.nctype,
             esize,
             shape,
@@ -206,7 +283,74 @@ impl ChunkLayout {
             strkind,
             chain,
             codec_err,
-        })
+            shard: None,
+        };
+        match &v.shard {
+            Some(sh) if !v.is_scalar() => lay.with_shards(sh),
+            _ => Ok(lay),
+        }
+    }
+
+    /// Adds the shards of `sh` to the layout of a variable's (inner) chunks.
+    fn with_shards(mut self, sh: &super::model::Shard) -> NcResult<ChunkLayout> {
+        use crate::codec::sharding::{Parts, Sharding};
+        if self.codec_err.is_some() || self.strkind == StrKind::Vlen {
+            return Ok(self);
+        }
+        let sizes = |v: &[u64]| v.iter().map(|&n| usize::try_from(n).ok()).collect::<Option<Vec<usize>>>();
+        let (Some(shard), Some(inner)) = (sizes(&sh.shape), sizes(&self.chunks)) else {
+            return Err(NcError::with(NC_EBADCHUNK, "shard too large"));
+        };
+        // the fill value as stored, for the inner chunks not stored
+        let mut fill = self.fill.clone();
+        if self.swap {
+            fill.reverse();
+        }
+        let built = crate::codec::Pipeline::from_zarr_v2(&sh.index_codecs, None, "<u8").chain().and_then(|index| {
+            Sharding::new(Parts {
+                shard,
+                inner,
+                esize: self.esize,
+                codecs: self.chain.clone().unwrap_or_else(|| crate::codec::Chain::of(vec![])),
+                index_codecs: index,
+                index_at_start: sh.index_at_start,
+                fill,
+            })
+        });
+        let codec = match built {
+            Ok(c) => Arc::new(c),
+            Err(e) => {
+                self.codec_err = Some(super::filters::pipeline_error(&e));
+                return Ok(self);
+            }
+        };
+        let mut storage = self.clone();
+        (storage.cstrides, storage.celems) = chunk_strides(&sh.shape, false, self.esize)?;
+        storage.chunks = sh.shape.clone();
+        storage.chain = Some(crate::codec::Chain::of(vec![codec.clone()]));
+        let ratio = sh.shape.iter().zip(&self.chunks).map(|(s, c)| s / c).collect();
+        self.shard = Some(Box::new(Sharded { codec, ratio, storage }));
+        Ok(self)
+    }
+
+    /// The layout of the objects of the store: the shards of a variable
+    /// that has them, else its chunks.
+    fn storage(&self) -> &ChunkLayout {
+        self.shard.as_ref().map_or(self, |s| &s.storage)
+    }
+
+    /// Drops from the cache what it holds of shard `key`'s index and inner
+    /// chunks (the shard is about to change).
+    fn forget_inner(&self, cache: &ChunkCache, key: &StoreKey) -> NcResult<()> {
+        let Some(sh) = &self.shard else { return Ok(()) };
+        if cache.bytes() == 0 {
+            return Ok(());
+        }
+        cache.remove(&shard_index_key(key)?);
+        for n in 0..sh.codec.count() {
+            cache.remove(&inner_chunk_key(key, n)?);
+        }
+        Ok(())
     }
 
     /// The key of the chunk of a [`Grid`] whose parts are `parts`.
@@ -257,10 +401,7 @@ impl ChunkLayout {
             Some(c) => c.decode_unsized(&bytes, limit),
             None => Ok(bytes),
         };
-        let err = |e: crate::codec::CodecError| {
-            let code = if matches!(e, crate::codec::CodecError::NoMemory(_)) { NC_ENOMEM } else { NC_EFILTER };
-            NcError::with(code, format!("chunk {key}: {e}"))
-        };
+        let err = |e: crate::codec::CodecError| codec_failure(key, e);
         let items = items.map_err(err)?;
         let ranges = crate::codec::vlen::decode(&items, self.celems).map_err(err)?;
         let mut out = Vec::new();
@@ -361,10 +502,7 @@ impl ChunkLayout {
         self.check_codecs()?;
         self.check_chunk_size(key)?;
         match &self.chain {
-            Some(c) => c.decode(&bytes, self.chunk_bytes()).map_err(|e| {
-                let code = if matches!(e, crate::codec::CodecError::NoMemory(_)) { NC_ENOMEM } else { NC_EFILTER };
-                NcError::with(code, format!("chunk {key}: {e}"))
-            }),
+            Some(c) => c.decode(&bytes, self.chunk_bytes()).map_err(|e| codec_failure(key, e)),
             None => Ok(bytes),
         }
     }
@@ -714,6 +852,113 @@ impl Dataset {
         Ok(data)
     }
 
+    /// Reads the slab's positions in one shard (`parts`, of the shard
+    /// grid): from the shard itself when the cache holds it (a writer's);
+    /// else inner chunk by inner chunk, each from the cache, or decoded
+    /// from the store: when most of the shard is wanted from one read of
+    /// the whole shard, else from its index (cached) and byte-range reads
+    /// of just the inner chunks needed. Returns whether a value was out of
+    /// range.
+    fn read_shard(
+        &self,
+        rd: &ShardRead<'_>,
+        parts: &[Part],
+        copy_out: &(dyn Fn(&[u8], &Runs<'_>) -> bool + Sync),
+        emit_fill: &(dyn Fn(Run) -> bool + Sync),
+    ) -> NcResult<bool> {
+        let (lay, sh, cache, slab) = (rd.lay, rd.sh, rd.cache, rd.slab);
+        let st = &sh.storage;
+        let key = st.chunk_key(parts)?;
+        if let Some(shard) = cache.get(&key) {
+            return Ok(copy_out(&shard, &Runs::new(slab, &st.cstrides, parts)));
+        }
+        let inner = Grid::within(slab, parts, &lay.chunks);
+        let fill_runs = |runs: &Runs<'_>| {
+            let mut r = false;
+            runs.for_each(|run| r |= emit_fill(run));
+            r
+        };
+        let fill_all =
+            || (0..inner.len()).fold(false, |a, j| a | fill_runs(&Runs::new(slab, &lay.cstrides, &inner.chunk(j))));
+        let whole = inner.len().saturating_mul(2) >= sh.codec.count() && st.check_chunk_size(&key).is_ok();
+        let (bytes, index) = if whole {
+            let mut buf = Vec::new();
+            if !self.store.get_into(&key, &mut buf)? {
+                return Ok(fill_all());
+            }
+            let len = buf.len() as u64;
+            let at = sh
+                .codec
+                .index_range(len)
+                .ok_or_else(|| NcError::with(NC_ENCZARR, format!("shard {key} is too short for its index")))?;
+            let index = sh
+                .codec
+                .decode_index(&buf[at.start as usize..at.end as usize], len)
+                .map_err(|e| codec_failure(&key, e))?;
+            (Some(buf), index)
+        } else {
+            match self.shard_index(sh, cache, &key)? {
+                Some(index) => (None, index),
+                None => return Ok(fill_all()),
+            }
+        };
+        let one = |j: usize| -> NcResult<bool> {
+            let parts = inner.chunk(j);
+            let runs = Runs::new(slab, &lay.cstrides, &parts);
+            let n = sh.codec.linear(parts.iter().zip(&sh.ratio).map(|(p, r)| (p.chunk % r) as usize));
+            let ikey = inner_chunk_key(&key, n)?;
+            if let Some(c) = cache.get(&ikey) {
+                return Ok(copy_out(&c, &runs));
+            }
+            let Some((off, len)) = index.get(n) else { return Ok(fill_runs(&runs)) };
+            let stored = match &bytes {
+                // the index was checked against the shard's length
+                Some(b) => Cow::Borrowed(&b[off as usize..(off + len) as usize]),
+                None => match self.store.get_range(&key, off, len).map_err(|e| shard_read_failure(&key, e))? {
+                    Some(b) => Cow::Owned(b),
+                    None => return Ok(fill_runs(&runs)),
+                },
+            };
+            let mut chunk = sh.codec.decode_inner(&stored).map_err(|e| codec_failure(&key, e))?;
+            if lay.swap {
+                swap_bytes(&mut chunk, lay.esize);
+            }
+            let out = copy_out(&chunk, &runs);
+            if rd.keep {
+                cache.insert_clean(ikey, Arc::new(chunk), Base::Unknown);
+            }
+            Ok(out)
+        };
+        any_chunks(&*self.store, inner.len(), rd.parallel, one)
+    }
+
+    /// A shard's index: cached, else read (its byte range alone, which
+    /// also tells the shard's length), checked and cached. `None`: no shard.
+    fn shard_index(
+        &self,
+        sh: &Sharded,
+        cache: &ChunkCache,
+        key: &StoreKey,
+    ) -> NcResult<Option<crate::codec::sharding::ShardIndex>> {
+        use crate::codec::sharding::ShardIndex;
+        let ikey = shard_index_key(key)?;
+        if let Some(b) = cache.get(&ikey) {
+            return Ok(Some(ShardIndex::from_bytes(&b)));
+        }
+        let n = sh.codec.index_len() as u64;
+        let range = if sh.codec.index_at_start() {
+            crate::map::ByteRange::At { start: 0, count: n }
+        } else {
+            crate::map::ByteRange::Last(n)
+        };
+        let Some((raw, len)) = self.store.get_part(key, range).map_err(|e| shard_read_failure(key, e))? else {
+            return Ok(None);
+        };
+        let index = sh.codec.decode_index(&raw, len).map_err(|e| codec_failure(key, e))?;
+        cache.insert_clean(ikey, Arc::new(index.to_bytes()), Base::Unknown);
+        Ok(Some(index))
+    }
+
     /// Reads a slab into the caller's memory. Returns `NC_ERANGE` (after
     /// filling the buffer) if some value did not fit the memory type.
     pub fn get_slab(&self, gid: usize, varid: i32, slab: &Slab, out: MemOut) -> NcResult<()> {
@@ -782,6 +1027,19 @@ impl Dataset {
             });
             r
         };
+        if v.shard.is_some() && lay.shard.is_none() {
+            // shards whose codecs cannot run: never read as plain chunks
+            lay.check_codecs()?;
+        }
+        if let Some(sh) = &lay.shard {
+            let shards = Grid::new(slab, &sh.storage.chunks);
+            let parallel = slab.disjoint();
+            let r = any_chunks(&*self.store, shards.len(), parallel, |i| {
+                let read = ShardRead { lay: &lay, sh, cache: &cache, slab, keep, parallel };
+                self.read_shard(&read, &shards.chunk(i), &copy_out, &emit_fill)
+            })?;
+            return range_result(r);
+        }
         let work = |i: usize| -> NcResult<()> {
             let parts = grid.chunk(i);
             let key = lay.chunk_key(&parts)?;
@@ -888,7 +1146,9 @@ impl Dataset {
         let v = self.var_mut(gid, varid)?;
         v.has_data = true;
         let cache = v.cache.clone();
-        let lay = ChunkLayout::new(self, gid, varid as usize)?;
+        let chunks = ChunkLayout::new(self, gid, varid as usize)?;
+        // writes go by stored objects: whole shards, if there are shards
+        let lay = chunks.storage();
         lay.check_codecs()?;
         let grid = Grid::new(slab, &lay.chunks);
         let store = self.store.clone();
@@ -898,6 +1158,7 @@ impl Dataset {
         let work = |i: usize| -> NcResult<()> {
             let parts = grid.chunk(i);
             let key = lay.chunk_key(&parts)?;
+            chunks.forget_inner(&cache, &key)?;
             let runs = Runs::new(slab, &lay.cstrides, &parts);
             // Whole chunk covered (up to the array's edge)? Not past the
             // edge of an unlimited dimension: another writer may have
@@ -1033,7 +1294,7 @@ impl Dataset {
                 }
                 let lay = ChunkLayout::new(self, gid, vid)?;
                 let store = self.store.clone();
-                v.cache.flush(&|k: &StoreKey, d: Dirty<'_>| lay.write_back(&*store, k, d))?;
+                v.cache.flush(&|k: &StoreKey, d: Dirty<'_>| lay.storage().write_back(&*store, k, d))?;
             }
         }
         Ok(())
@@ -1055,7 +1316,7 @@ impl Dataset {
         let v = self.var(gid, varid)?;
         let lay = ChunkLayout::new(self, gid, varid as usize)?;
         let store = self.store.clone();
-        v.cache.set_config(config, &|k: &StoreKey, d: Dirty<'_>| lay.write_back(&*store, k, d))
+        v.cache.set_config(config, &|k: &StoreKey, d: Dirty<'_>| lay.storage().write_back(&*store, k, d))
     }
 }
 

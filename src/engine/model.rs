@@ -8,6 +8,7 @@ use super::names::{check_att_name, check_name};
 use super::types::{is_atomic, range_result, type_size, Values};
 use super::{NcError, NcResult};
 use crate::map::{Store, StoreKey};
+use serde_json::json;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -94,6 +95,22 @@ pub struct Var {
     pub quantize: super::quantize::Quantize,
     /// Decoded chunks of this variable (shared with clones of the model).
     pub cache: Arc<super::cache::ChunkCache>,
+    /// Zarr v3 shards: the chunks (`chunks`) are stored together in
+    /// objects of this shape (`sharding_indexed`).
+    pub shard: Option<Shard>,
+}
+
+/// How a Zarr v3 variable's chunks are grouped into shards: `shape`
+/// elements per stored object (a multiple of the chunk shape), with an
+/// index of where each chunk is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shard {
+    pub shape: Vec<u64>,
+    /// The index is at the start of the shard (else at its end).
+    pub index_at_start: bool,
+    /// The index's bytes-to-bytes codecs (numcodecs JSON): `crc32c` as
+    /// zarr-python writes it, or none.
+    pub index_codecs: Vec<serde_json::Value>,
 }
 
 impl Var {
@@ -434,6 +451,7 @@ impl Dataset {
             has_data: false,
             quantize: super::quantize::Quantize::default(),
             cache: Arc::new(super::cache::ChunkCache::new(super::cache::defaults())),
+            shard: None,
         };
         var.chunks = default_chunks(&self.var_shape(&var), &self.var_unlimited(&var), type_size(nctype).unwrap_or(1));
         let g = &mut self.groups[gid];
@@ -492,10 +510,52 @@ impl Dataset {
             },
             _ => return Err(NcError::new(NC_EINVAL)),
         };
+        if let Some(sh) = &v.shard {
+            if !divides(&chunks, &sh.shape) {
+                return Err(NcError::with(NC_EBADCHUNK, "the shard shape must be a multiple of the chunk shape"));
+            }
+        }
         let v = self.var_mut(gid, varid)?;
         v.storage = storage;
         v.chunks = chunks;
         Ok(())
+    }
+
+    /// `nczarr_rs_def_var_shard`: the variable's chunks are stored in
+    /// shards of `shape` elements (Zarr v3's `sharding_indexed`, index at
+    /// the end with `crc32c`, as zarr-python writes). Zarr v3 only
+    /// (`NC_EINVAL` in v2, which has no shards); `shape` is a multiple of
+    /// the chunk sizes (`NC_EBADCHUNK`), whose product is below 2^32
+    /// elements like a chunk's; not for scalars or `NC_CONTIGUOUS`
+    /// variables (`NC_EINVAL`); before the variable is written
+    /// (`NC_ELATEDEF`).
+    pub fn def_var_shard(&mut self, gid: usize, varid: i32, shape: &[u64]) -> NcResult<()> {
+        self.var(gid, varid)?;
+        self.check_writable()?;
+        self.check_var_not_persisted(gid, varid)?;
+        if self.format.name() != "zarr3" {
+            return Err(NcError::with(NC_EINVAL, "shards are a Zarr v3 feature (mode=...,v3)"));
+        }
+        let v = self.var(gid, varid)?;
+        if v.is_scalar() || v.storage != NC_CHUNKED || v.object_codec.is_some() {
+            return Err(NcError::with(NC_EINVAL, "only a chunked variable of one or more dimensions has shards"));
+        }
+        if shape.len() != v.chunks.len() {
+            return Err(NcError::with(NC_EINVAL, "one shard size per dimension is needed"));
+        }
+        let elems = shape.iter().try_fold(1u64, |a, &n| a.checked_mul(n));
+        if !divides(&v.chunks, shape) || elems.is_none_or(|n| n > u32::MAX as u64) {
+            return Err(NcError::with(NC_EBADCHUNK, "the shard shape must be a multiple of the chunk shape"));
+        }
+        let v = self.var_mut(gid, varid)?;
+        v.shard =
+            Some(Shard { shape: shape.to_vec(), index_at_start: false, index_codecs: vec![json!({"id": "crc32c"})] });
+        Ok(())
+    }
+
+    /// `nczarr_rs_inq_var_shard`: the shard shape, if the variable has shards.
+    pub fn inq_var_shard(&self, gid: usize, varid: i32) -> NcResult<Option<Vec<u64>>> {
+        Ok(self.var(gid, varid)?.shard.as_ref().map(|s| s.shape.clone()))
     }
 
     /// (storage as reported, chunk sizes) — NCZarr reports every variable as
@@ -929,6 +989,11 @@ pub fn default_chunks(shape: &[u64], unlimited: &[bool], type_size: usize) -> Ve
 /// `NC_ERANGE` helper re-exported for the attribute paths.
 pub fn finish_range(range_err: bool) -> NcResult<()> {
     range_result(range_err)
+}
+
+/// Every entry of `outer` is a positive multiple of `inner`'s.
+fn divides(inner: &[u64], outer: &[u64]) -> bool {
+    inner.len() == outer.len() && inner.iter().zip(outer).all(|(&i, &o)| i > 0 && o > 0 && o % i == 0)
 }
 
 #[cfg(test)]

@@ -160,6 +160,8 @@ impl DimCut {
 /// The chunks a slab touches.
 pub struct Grid {
     cuts: Vec<DimCut>,
+    /// Added to each part's slab index (see [`Grid::within`]).
+    koff: Vec<u64>,
     len: usize,
 }
 
@@ -168,9 +170,25 @@ impl Grid {
     pub fn new(slab: &Slab, chunks: &[u64]) -> Grid {
         let cuts: Vec<DimCut> =
             (0..chunks.len()).map(|d| DimCut::new(slab.start[d], slab.count[d], slab.stride[d], chunks[d])).collect();
+        Grid::of(cuts, vec![0; chunks.len()])
+    }
+
+    /// The chunks of shape `chunks` touched by the positions of `slab`
+    /// that lie in `outer`, one chunk of a coarser [`Grid`] of the same
+    /// slab (a shard, whose shape is a multiple of `chunks`). Chunk indices
+    /// are over the whole array, slab indices over the whole slab, so
+    /// [`Runs`] of `slab` walk them.
+    pub fn within(slab: &Slab, outer: &[Part], chunks: &[u64]) -> Grid {
+        let cuts = (0..chunks.len())
+            .map(|d| DimCut::new(slab.start[d] + outer[d].k * slab.stride[d], outer[d].n, slab.stride[d], chunks[d]))
+            .collect();
+        Grid::of(cuts, outer.iter().map(|p| p.k).collect())
+    }
+
+    fn of(cuts: Vec<DimCut>, koff: Vec<u64>) -> Grid {
         // at most the number of elements, which `Dataset::slab` bounded
         let len = cuts.iter().try_fold(1u64, |a, c| a.checked_mul(c.n)).map_or(usize::MAX, |n| n as usize);
-        Grid { cuts, len }
+        Grid { cuts, koff, len }
     }
 
     /// Number of chunks touched.
@@ -189,6 +207,7 @@ impl Grid {
         let mut i = i as u64;
         for (d, cut) in self.cuts.iter().enumerate().rev() {
             parts[d] = cut.part(i % cut.n);
+            parts[d].k += self.koff[d];
             i /= cut.n;
         }
         parts
@@ -331,6 +350,23 @@ mod tests {
         let mut runs = vec![];
         r.for_each(|x| runs.push(x));
         assert_eq!(runs, vec![Run { mem: 16, chunk: 0, n: 16, k: 0 }]);
+    }
+
+    #[test]
+    fn chunks_within_a_shard() {
+        // 1-D: start 3, count 10, stride 1; shards of 8, chunks of 2
+        let s = Slab { start: vec![3], count: vec![10], stride: vec![1], imap: vec![1], dense: true };
+        let shards = Grid::new(&s, &[8]);
+        assert_eq!(shards.len(), 2);
+        let second = shards.chunk(1); // positions 8..13, slab indices 5..10
+        assert_eq!(second[0], Part { chunk: 1, k: 5, n: 5, w: 0 });
+        let inner = Grid::within(&s, &second, &[2]);
+        assert_eq!(inner.len(), 3);
+        assert_eq!(inner.chunk(0)[0], Part { chunk: 4, k: 5, n: 2, w: 0 });
+        assert_eq!(inner.chunk(2)[0], Part { chunk: 6, k: 9, n: 1, w: 0 });
+        // the same chunks as a grid of the whole slab by chunks
+        let all = Grid::new(&s, &[2]);
+        assert_eq!(all.chunk(5)[0], inner.chunk(2)[0]);
     }
 
     #[test]

@@ -222,6 +222,60 @@ pub unsafe extern "C" fn nc_inq_var_chunking(
     })
 }
 
+/// Stores the variable's chunks in shards of `shard_shape` elements (Zarr
+/// v3's `sharding_indexed` codec; index at the end, with `crc32c`): one
+/// object per shard, from which a reader fetches just the chunks it needs.
+/// The chunks (`nc_def_var_chunking`, defined first) are the shards' inner
+/// chunks; the variable's filters apply to each of them. A dataset created
+/// with `mode=...,v3` only (`NC_EINVAL` otherwise: Zarr v2 has no shards);
+/// `shard_shape` holds one size per dimension, each a multiple of the
+/// chunk size (`NC_EBADCHUNK`); not for scalars or contiguous variables
+/// (`NC_EINVAL`); in define mode before the variable is written
+/// (`NC_ELATEDEF`). Not a netCDF-C function.
+///
+/// # Safety
+/// `shard_shape` holds one `size_t` per dimension of the variable.
+#[no_mangle]
+pub unsafe extern "C" fn nczarr_rs_def_var_shard(ncid: c_int, varid: c_int, shard_shape: *const usize) -> c_int {
+    guard("nczarr_rs_def_var_shard", || {
+        not_global(varid)?;
+        write(ncid, |ds, gid| {
+            let ndims = ds.var(gid, varid)?.dimids.len();
+            if shard_shape.is_null() {
+                return Err(NcError::with(NC_EINVAL, "shard_shape is NULL"));
+            }
+            let shape: Vec<u64> = in_slice(shard_shape, ndims)?.iter().map(|&c| c as u64).collect();
+            ds.def_var_shard(gid, varid, &shape)
+        })
+    })
+}
+
+/// Whether the variable's chunks are stored in shards (`*shardedp`: 1 or
+/// 0) and the shard shape (`shard_shape`, one `size_t` per dimension,
+/// untouched when there are no shards). Either pointer may be NULL. Not a
+/// netCDF-C function.
+///
+/// # Safety
+/// `shardedp` is NULL or points to an `int`; `shard_shape` is NULL or
+/// holds one `size_t` per dimension of the variable.
+#[no_mangle]
+pub unsafe extern "C" fn nczarr_rs_inq_var_shard(
+    ncid: c_int,
+    varid: c_int,
+    shardedp: *mut c_int,
+    shard_shape: *mut usize,
+) -> c_int {
+    guard("nczarr_rs_inq_var_shard", || {
+        not_global(varid)?;
+        let shape = read(ncid, |ds, gid| ds.inq_var_shard(gid, varid))?;
+        out(shardedp, shape.is_some() as c_int);
+        if let Some(s) = shape {
+            out_slice(shard_shape, &s.iter().map(|&x| x as usize).collect::<Vec<_>>());
+        }
+        Ok(())
+    })
+}
+
 /// # Safety
 /// `fill_value` is NULL or points to one value of the variable's type.
 #[no_mangle]

@@ -39,8 +39,8 @@
 //! while the store exists, and is invisible to listings.
 
 use super::{
-    checked_range, ranged_write_end, ConditionalStore, ListableStore, MapError, MapResult, ReadableStore, Store,
-    StoreKey, StoreLock, Version, WritableStore,
+    ranged_write_end, ConditionalStore, ListableStore, MapError, MapResult, ReadableStore, Store, StoreKey, StoreLock,
+    Version, WritableStore,
 };
 use std::collections::HashSet;
 use std::fs;
@@ -662,13 +662,18 @@ impl ReadableStore for FileStore {
     }
 
     fn get_range(&self, key: &StoreKey, start: u64, count: u64) -> MapResult<Option<Vec<u8>>> {
+        Ok(self.get_part(key, super::ByteRange::At { start, count })?.map(|(b, _)| b))
+    }
+
+    /// One `open`, `fstat` and `pread`.
+    fn get_part(&self, key: &StoreKey, range: super::ByteRange) -> MapResult<Option<(Vec<u8>, u64)>> {
         let path = self.path_of(key);
         let Some((f, len)) = open_regular(&path)? else { return Ok(None) };
-        let range = checked_range(key, start, count, len)?;
-        let mut buf = crate::limits::try_zeroed(range.len() as u64, crate::limits::limits().max_object_bytes)
+        let (start, count) = range.resolve(key, len)?;
+        let mut buf = crate::limits::try_zeroed(count, crate::limits::limits().max_object_bytes)
             .map_err(|why| super::too_large(key, why))?;
         f.read_exact_at(&mut buf, start).map_err(|e| io_err(&path, e))?;
-        Ok(Some(buf))
+        Ok(Some((buf, len)))
     }
 
     fn get_into(&self, key: &StoreKey, buf: &mut Vec<u8>) -> MapResult<bool> {

@@ -315,6 +315,13 @@ macro_rules! object_map_store {
                 o.read(key, Some(range)).map(Some)
             }
 
+            fn get_part(&self, key: &StoreKey, range: $crate::map::ByteRange) -> MapResult<Option<(Vec<u8>, u64)>> {
+                let Some(o) = self.objects.get(key) else { return Ok(None) };
+                let (start, count) = range.resolve(key, o.len())?;
+                let range = $crate::map::checked_range(key, start, count, o.len())?;
+                Ok(Some((o.read(key, Some(range))?, o.len())))
+            }
+
             fn size(&self, key: &StoreKey) -> MapResult<Option<u64>> {
                 Ok(self.objects.size(key))
             }

@@ -103,6 +103,16 @@ pub trait ReadableStore: Send + Sync {
         Ok(Some(all[range].to_vec()))
     }
 
+    /// Part of the object (`range`) and the object's length, in one
+    /// request where the driver can (the last `n` bytes of an S3 object
+    /// are one `GET` with a suffix range); `None` when `key` holds no
+    /// content; [`MapError::OutOfRange`] when the range is not inside it.
+    fn get_part(&self, key: &StoreKey, range: ByteRange) -> MapResult<Option<(Vec<u8>, u64)>> {
+        let Some(len) = self.size(key)? else { return Ok(None) };
+        let (start, count) = range.resolve(key, len)?;
+        Ok(self.get_range(key, start, count)?.map(|b| (b, len)))
+    }
+
     /// The whole object, refused with [`MapError::TooLarge`] when it is
     /// longer than `max` bytes. Drivers that can tell the size first
     /// override this so that nothing larger is read.
@@ -278,6 +288,29 @@ impl Driver {
             Driver::Zip => Arc::new(zip::ZipStore::open(location, writable)?),
             Driver::S3 => Arc::new(s3::S3Store::open(location, writable)?),
         })
+    }
+}
+
+/// Which bytes of an object [`ReadableStore::get_part`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ByteRange {
+    /// `count` bytes from `start`.
+    At { start: u64, count: u64 },
+    /// The last `n` bytes.
+    Last(u64),
+}
+
+impl ByteRange {
+    /// `(start, count)` in an object of `len` bytes, checked.
+    pub fn resolve(self, key: &StoreKey, len: u64) -> MapResult<(u64, u64)> {
+        let (start, count) = match self {
+            ByteRange::At { start, count } => (start, count),
+            ByteRange::Last(n) => {
+                (len.checked_sub(n).ok_or(MapError::OutOfRange { key: key.to_string(), start: 0, count: n, len })?, n)
+            }
+        };
+        checked_range(key, start, count, len)?;
+        Ok((start, count))
     }
 }
 

@@ -356,16 +356,54 @@ impl ReadableStore for S3Store {
     }
 
     fn get_range(&self, key: &StoreKey, start: u64, count: u64) -> MapResult<Option<Vec<u8>>> {
-        let Some(len) = self.size(key)? else { return Ok(None) };
-        super::checked_range(key, start, count, len)?;
-        if count == 0 {
-            return Ok(Some(Vec::new()));
+        Ok(self.get_part(key, super::ByteRange::At { start, count })?.map(|(b, _)| b))
+    }
+
+    /// One ranged `GET` (its response tells the object's length); a
+    /// `HEAD` only when it fails, to tell a range outside the object.
+    fn get_part(&self, key: &StoreKey, range: super::ByteRange) -> MapResult<Option<(Vec<u8>, u64)>> {
+        use object_store::{GetOptions, GetRange};
+        if key.is_root() {
+            return Ok(None);
         }
+        let (want, get) = match range {
+            super::ByteRange::At { count: 0, .. } | super::ByteRange::Last(0) => {
+                // an empty range is no request: the length alone
+                let Some(len) = self.size(key)? else { return Ok(None) };
+                range.resolve(key, len)?;
+                return Ok(Some((Vec::new(), len)));
+            }
+            super::ByteRange::At { start, count } => {
+                let end = start.checked_add(count).ok_or(MapError::OutOfRange {
+                    key: key.to_string(),
+                    start,
+                    count,
+                    len: u64::MAX,
+                })?;
+                (count, GetRange::Bounded(start..end))
+            }
+            super::ByteRange::Last(n) => (n, GetRange::Suffix(n)),
+        };
         let p = self.path(key);
-        match block(self.store.get_range(&p, start..start + count)) {
-            Ok(b) => Ok(Some(b.to_vec())),
+        let opts = GetOptions { range: Some(get), ..Default::default() };
+        let got = block(async {
+            let r = self.store.get_opts(&p, opts).await?;
+            let len = r.meta.size;
+            r.bytes().await.map(|b| (b, len))
+        });
+        match got {
+            Ok((b, len)) if b.len() as u64 == want => Ok(Some((b.to_vec(), len))),
             Err(e) if is_not_found(&e) => Ok(None),
-            Err(e) => Err(os_err(e)),
+            // short, or refused (a range past the end is a 416): whether
+            // the range is outside the object, the object's length tells
+            other => {
+                let Some(len) = self.size(key)? else { return Ok(None) };
+                range.resolve(key, len)?;
+                match other {
+                    Ok(_) => Err(MapError::Corrupt(format!("{key}: a ranged read returned the wrong length"))),
+                    Err(e) => Err(os_err(e)),
+                }
+            }
         }
     }
 

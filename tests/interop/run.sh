@@ -170,7 +170,7 @@ fi
 
 echo "== Zarr v3 both ways (tests/interop/zarr3.py)"
 if "$py" "$here/zarr3.py" "$out/zarr3" "$libdir/libnczarr_rs.so" > "$out/zarr3.log" 2>&1; then
-    ok "zarr3: $(grep -c '^ok' "$out/zarr3.log") checks: zarr-python 3/xarray v3 stores (every netCDF type, codecs, sharding, consolidated, implicit groups, fill values) read as zarr-python reads them; our v3 read by zarr-python, xarray and TensorStore"
+    ok "zarr3: $(grep -c '^ok' "$out/zarr3.log") checks: zarr-python 3/xarray v3 stores (every netCDF type, codecs, sharding with partial reads, consolidated, implicit groups, fill values) read as zarr-python reads them; our v3 (with nczarr_rs_def_var_shard shards) read by zarr-python, xarray and TensorStore"
 else
     bad "zarr3: $(grep -v '^ok' "$out/zarr3.log" | head -20)"
 fi

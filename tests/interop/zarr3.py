@@ -89,6 +89,18 @@ class Ours:
             rc_ok(getattr(lib, "nc_get_var_" + GET[dt])(g, v, vals.ctypes.data_as(ctypes.c_void_p)), f"get {path}")
         return vals.reshape(shape), names
 
+    def box(self, path, start, count):
+        """An int32 hyperslab of variable `path` (nc_get_vara_int)."""
+        gpath, _, name = path.rpartition("/")
+        g = self.group(gpath)
+        v = ctypes.c_int()
+        rc_ok(lib.nc_inq_varid(g, name.encode(), ctypes.byref(v)), f"varid {path}")
+        n = len(start)
+        vals = np.zeros(count, dtype="i4")
+        st, ct = (ctypes.c_size_t * n)(*start), (ctypes.c_size_t * n)(*count)
+        rc_ok(lib.nc_get_vara_int(g, v, st, ct, vals.ctypes.data_as(ctypes.c_void_p)), f"get_vara {path}")
+        return vals
+
     def att_text(self, path, att):
         gpath, _, name = path.rpartition("/")
         g = self.group(gpath)
@@ -194,7 +206,39 @@ for name, kw in {
         a = g.create_array(name, shape=(9, 12), chunks=(4, 6), dtype="i4", **kw)
     a[:] = np.arange(108, dtype="i4").reshape(9, 12)
     a[0:2, 0:3] = 0  # an inner chunk of fill values (not stored)
-read_back(p, ["end", "start"])
+# inner codecs in a chain, a shard inside a shard, big-endian inner chunks
+# with a fill value, and shards mostly missing, index at either end
+nested = {
+    "inner_chain": dict(serializer=zc.ShardingCodec(chunk_shape=(2, 3), codecs=[
+        zc.BytesCodec(), zc.ZstdCodec(level=2), zc.Crc32cCodec()])),
+    "nested_shard": dict(serializer=zc.ShardingCodec(chunk_shape=(4, 6), index_location="start", codecs=[
+        zc.ShardingCodec(chunk_shape=(2, 3), codecs=[zc.BytesCodec(), zc.GzipCodec(level=1)])])),
+    "big_fill": dict(fill_value=-5, serializer=zc.ShardingCodec(chunk_shape=(2, 3), codecs=[
+        zc.BytesCodec(endian="big"), zc.BloscCodec(cname="lz4", typesize=4)])),
+    "sparse_end": dict(serializer=zc.ShardingCodec(chunk_shape=(2, 3), index_location="end")),
+    "sparse_start": dict(fill_value=7, serializer=zc.ShardingCodec(chunk_shape=(2, 3), index_location="start")),
+}
+for name, kw in nested.items():
+    a = g.create_array(name, shape=(9, 12), chunks=(8, 12), dtype="i4", **kw)
+    if name.startswith("sparse"):
+        a[4, 5] = 11  # one inner chunk of the first shard stored
+        a[8, 11] = 12  # and one of the second
+    else:
+        a[:] = np.arange(108, dtype="i4").reshape(9, 12) * 3
+        a[2:4, 3:6] = a.fill_value  # an inner chunk not stored
+read_back(p, ["end", "start"] + list(nested))
+# partial reads through our API (a few inner chunks of a shard, by byte
+# range) give zarr-python's values
+ds = Ours(f"file://{p}#mode=zarr,file")
+for name in ["end", "start"] + list(nested):
+    ref = zarr.open_group(p, mode="r")[name][...]
+    boxes = [((0, 0), (1, 1)), ((3, 4), (1, 1)), ((2, 3), (2, 3)), ((8, 11), (1, 1)), ((1, 2), (5, 7)), ((4, 0), (1, 12))]
+    ok = True
+    for (i, j), (ni, nj) in boxes:
+        got = ds.box(name, (i, j), (ni, nj))
+        ok &= same(got, ref[i:i + ni, j:j + nj])
+    check(ok, f"sharded.zarr/{name}: partial reads (single elements, inner-chunk boxes) equal zarr-python's")
+ds.close()
 
 p = f"{out}/consolidated.zarr"
 g = zarr.open_group(p, mode="w", zarr_format=3)
@@ -266,6 +310,8 @@ def write_ours(path, mode):
         ("flags", 7, (x,), None),
         ("big", 11, (y,), None),
         ("height", 6, (), None),
+        ("sharded", 4, (y, x), "shard"),
+        ("sparse", 4, (y, x), "shard"),
     ]:
         v = ctypes.c_int()
         d = (ctypes.c_int * max(len(dims), 1))(*[dd.value for dd in dims])
@@ -274,6 +320,12 @@ def write_ours(path, mode):
             rc_ok(lib.nc_def_var_deflate(nc, v, 1, 1, 5), "deflate")
         if comp == "zstd":
             rc_ok(lib.nc_def_var_zstandard(nc, v, 4), "zstd")
+        if comp == "shard":
+            # chunks of 1 x 2 in shards of 5 x 4 (nczarr_rs_def_var_shard)
+            rc_ok(lib.nc_def_var_chunking(nc, v, 0, (ctypes.c_size_t * 2)(1, 2)), "chunking")  # NC_CHUNKED
+            if name == "sharded":
+                rc_ok(lib.nc_def_var_zstandard(nc, v, 3), "zstd")
+            rc_ok(lib.nczarr_rs_def_var_shard(nc, v, (ctypes.c_size_t * 2)(5, 4)), "def_var_shard")
         vars_[name] = v
     rc_ok(lib.nc_put_att_text(nc, vars_["temp"], b"units", 1, b"K"), "att")
     fill = ctypes.c_float(-1.0)
@@ -288,6 +340,7 @@ def write_ours(path, mode):
         "flags": np.array([1, 2, 254, 255], dtype="u1"),
         "big": np.array([1, 2**40, 2**63, 2**64 - 1, 0], dtype="u8"),
         "height": np.array(8848.86, dtype="f8"),
+        "sharded": np.arange(20, dtype="i4").reshape(5, 4) - 10,
     }
     for name, arr in data.items():
         fn = getattr(lib, "nc_put_var_" + GET[arr.dtype.str[1:]])
@@ -296,6 +349,12 @@ def write_ours(path, mode):
             rc_ok(lib.nc_put_vara_float(nc, vars_[name], st, ct, arr.ctypes.data_as(ctypes.c_void_p)), "put temp")
         else:
             rc_ok(fn(nc, vars_[name], np.ascontiguousarray(arr).ctypes.data_as(ctypes.c_void_p)), f"put {name}")
+    # one element of "sparse": the other inner chunks are not stored
+    one = np.array([42], dtype="i4")
+    st, ct = (ctypes.c_size_t * 2)(3, 1), (ctypes.c_size_t * 2)(1, 1)
+    rc_ok(lib.nc_put_vara_int(nc, vars_["sparse"], st, ct, one.ctypes.data_as(ctypes.c_void_p)), "put sparse")
+    data["sparse"] = np.full((5, 4), -2147483647, dtype="i4")
+    data["sparse"][3, 1] = 42
     inner = np.array([-1, 0, 1, 2], dtype="i2")
     rc_ok(lib.nc_put_var_short(g, gv, inner.ctypes.data_as(ctypes.c_void_p)), "put inner")
     rc_ok(lib.nc_close(nc), "close")
@@ -319,6 +378,9 @@ for mode in ["nczarr", "zarr"]:
     for name, arr in data.items():
         check(same(g[name][...], arr), f"{mode}: zarr-python reads {name}")
     check(g["temp"].metadata.dimension_names == ("time", "y", "x"), f"{mode}: dimension_names of temp")
+    check(g["sharded"].shards == (5, 4) and g["sharded"].chunks == (1, 2), f"{mode}: zarr-python sees shards (5, 4) of chunks (1, 2): {g['sharded'].shards} {g['sharded'].chunks}")
+    check(len(os.listdir(f"{p}/sparse/c")) == 1 and os.path.getsize(f"{p}/sparse/c/0/0") == 8 + 10 * 16 + 4,
+          f"{mode}: a sparse shard stores one inner chunk and its index")
     check(g["temp"].attrs["units"] == "K", f"{mode}: zarr-python reads the units attribute")
     x = xr.open_zarr(p, zarr_format=3, consolidated=False)
     check(x["temp"].dims == ("time", "y", "x") and same(x["temp"].values, data["temp"]), f"{mode}: xarray reads temp with its dimensions")
@@ -345,6 +407,10 @@ for mode in ["nczarr", "zarr"]:
         lib.nc_inq_varid(ds.nc, b"temp", ctypes.byref(v))
         lib.nc_inq_var_fill(ds.nc, v, ctypes.byref(nofill), ctypes.byref(f))
         check(f.value == -1.0, "nczarr: temp's fill value -1 after reopening")
+    v, sh, shape = ctypes.c_int(), ctypes.c_int(), (ctypes.c_size_t * 2)()
+    lib.nc_inq_varid(ds.nc, b"sharded", ctypes.byref(v))
+    rc_ok(lib.nczarr_rs_inq_var_shard(ds.nc, v, ctypes.byref(sh), shape), "inq_var_shard")
+    check(sh.value == 1 and list(shape) == [5, 4], f"{mode}: nczarr_rs_inq_var_shard after reopening: {sh.value} {list(shape)}")
     ds.close()
 
 print(f"zarr3: {'all ok' if not failed else str(failed) + ' failed'}")

@@ -16,6 +16,21 @@ pub struct Translated {
     pub object_codec: Option<Value>,
     /// Bytes-to-bytes codecs, in encoding order.
     pub codecs: Vec<Value>,
+    /// The array-to-bytes codec is `sharding_indexed` (it is also in
+    /// `codecs`, as the whole-shard codec): its parts.
+    pub shard: Option<Sharded>,
+}
+
+/// The parts of a `sharding_indexed` codec.
+#[derive(Debug, Clone)]
+pub struct Sharded {
+    /// The inner chunks' shape.
+    pub inner: Vec<u64>,
+    /// The inner chunks' bytes-to-bytes codecs (numcodecs JSON).
+    pub codecs: Vec<Value>,
+    /// The index's bytes-to-bytes codecs.
+    pub index_codecs: Vec<Value>,
+    pub index_at_start: bool,
 }
 
 fn cfg(c: &Value) -> &Value {
@@ -75,6 +90,17 @@ pub fn translate(list: &[Value], vlen: bool, chunks: &[u64]) -> Result<Translate
                     return Err("sharding_indexed: transposed inner chunks or an index codec other than crc32c".into());
                 }
                 t.endian = inner.endian;
+                let index_at_start = match conf.get("index_location").and_then(Value::as_str) {
+                    Some("start") => true,
+                    Some("end") | None => false,
+                    Some(o) => return Err(format!("sharding_indexed index_location {o:?}")),
+                };
+                t.shard = Some(Sharded {
+                    inner: inner_shape.clone(),
+                    codecs: inner.codecs.clone(),
+                    index_codecs: index.codecs.clone(),
+                    index_at_start,
+                });
                 t.codecs.push(json!({
                     "id": "sharding_indexed",
                     "shard_shape": chunks,

@@ -372,13 +372,12 @@ fn v2_dtype(dt: &DataType, endian: i32) -> String {
     }
 }
 
-/// A shard's absent inner chunks are the fill value: the sharding codec
-/// gets it as stored (hex of one element in the array's byte order).
+/// A shard's absent inner chunks are the fill value: the sharding codecs
+/// (the whole-shard one, and any nested in the inner codecs) get it as
+/// stored (hex of one element in the array's byte order).
 fn shard_fill(p: &mut codecs::Translated, dt: &DataType, fill: Option<&Values>) -> NcResult<()> {
-    let Some(codec) = p.codecs.iter_mut().find(|c| c["id"] == "sharding_indexed") else {
-        return Ok(());
-    };
-    if matches!(dt.nctype, NC_STRING | NC_CHAR) {
+    let sharded = p.shard.is_some() || p.codecs.iter().any(|c| c["id"] == "sharding_indexed");
+    if !sharded || matches!(dt.nctype, NC_STRING | NC_CHAR) {
         return Ok(());
     }
     let values = match fill {
@@ -389,8 +388,36 @@ fn shard_fill(p: &mut codecs::Translated, dt: &DataType, fill: Option<&Values>) 
     if p.endian != crate::engine::model::native_endian() {
         bytes.reverse();
     }
-    codec["fill"] = Value::String(bytes.iter().map(|b| format!("{b:02x}")).collect());
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    fn patch(list: &mut [Value], hex: &str) {
+        for c in list.iter_mut().filter(|c| c["id"] == "sharding_indexed") {
+            c["fill"] = Value::String(hex.to_string());
+            if let Some(Value::Array(inner)) = c.get_mut("codecs") {
+                patch(inner, hex);
+            }
+        }
+    }
+    patch(&mut p.codecs, &hex);
+    if let Some(sh) = &mut p.shard {
+        patch(&mut sh.codecs, &hex);
+    }
     Ok(())
+}
+
+/// The shards of an array whose only codec after `bytes` is
+/// `sharding_indexed`, untransposed, with inner chunks that tile the
+/// shard: the variable's chunks are then the inner chunks (read alone,
+/// by byte range) and its codecs theirs. Else `None`: the sharding codec
+/// stays the variable's codec, decoding whole shards.
+fn shards(p: &codecs::Translated, chunks: &[u64]) -> Option<(Vec<u64>, Shard, Vec<Value>)> {
+    let sh = p.shard.as_ref()?;
+    let tiles = sh.inner.len() == chunks.len() && sh.inner.iter().zip(chunks).all(|(&i, &c)| i > 0 && c % i == 0);
+    if p.codecs.len() != 1 || p.order_f || !tiles {
+        return None;
+    }
+    let shard =
+        Shard { shape: chunks.to_vec(), index_at_start: sh.index_at_start, index_codecs: sh.index_codecs.clone() };
+    Some((sh.inner.clone(), shard, sh.codecs.clone()))
 }
 
 fn read_array(ds: &mut Dataset, gid: usize, name: &str, meta: &Map<String, Value>) -> NcResult<()> {
@@ -491,6 +518,10 @@ fn read_array(ds: &mut Dataset, gid: usize, name: &str, meta: &Map<String, Value
     let quantize = crate::engine::quantize::Quantize::from_atts(&atts);
     let mut pipeline = pipeline;
     shard_fill(&mut pipeline, &dt, zarray_fill.as_ref())?;
+    let (chunks, shard, codec_list) = match shards(&pipeline, &chunks) {
+        Some((inner, shard, list)) if !dimids.is_empty() => (inner, Some(shard), list),
+        _ => (chunks, None, pipeline.codecs.clone()),
+    };
     let one_byte = matches!(dt.nctype, NC_BYTE | NC_UBYTE);
     let v = Var {
         name: name.to_string(),
@@ -504,7 +535,7 @@ fn read_array(ds: &mut Dataset, gid: usize, name: &str, meta: &Map<String, Value
         atts,
         chunk_keys,
         order_f: pipeline.order_f,
-        codecs: crate::codec::Pipeline::from_zarr_v2(&pipeline.codecs, None, &v2_dtype(&dt, pipeline.endian)),
+        codecs: crate::codec::Pipeline::from_zarr_v2(&codec_list, None, &v2_dtype(&dt, pipeline.endian)),
         dtype_strlen: dt.strlen,
         ucs4: dt.ucs4,
         object_codec: pipeline.object_codec,
@@ -514,6 +545,7 @@ fn read_array(ds: &mut Dataset, gid: usize, name: &str, meta: &Map<String, Value
         has_data: true,
         quantize,
         cache: Arc::new(crate::engine::cache::ChunkCache::new(crate::engine::cache::defaults())),
+        shard,
     };
     ds.groups[gid].vars.push(v);
     Ok(())

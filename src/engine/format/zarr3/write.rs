@@ -83,6 +83,40 @@ fn fill_json(values: &Values) -> Value {
     }
 }
 
+/// A `sharding_indexed` codec: inner chunks of `inner` elements, encoded
+/// by `bytes` then `codecs` (numcodecs JSON), the index by `bytes` (little
+/// endian) then `index_codecs`.
+fn sharding_v3<'a>(
+    inner: &[u64],
+    bytes: &Value,
+    codecs: impl Iterator<Item = &'a Value>,
+    index_codecs: &[Value],
+    index_at_start: bool,
+) -> Value {
+    let mut list = vec![bytes.clone()];
+    list.extend(codecs.map(|c| codec_to_v3_in(c, bytes)));
+    let mut index = vec![json!({ "name": "bytes", "configuration": { "endian": "little" } })];
+    index.extend(index_codecs.iter().map(codec_to_v3));
+    json!({ "name": "sharding_indexed", "configuration": {
+        "chunk_shape": inner,
+        "codecs": list,
+        "index_codecs": index,
+        "index_location": if index_at_start { "start" } else { "end" },
+    } })
+}
+
+/// [`codec_to_v3`], where a nested `sharding_indexed` (read from a store)
+/// gets the array's `bytes` codec.
+fn codec_to_v3_in(c: &Value, bytes: &Value) -> Value {
+    if c.get("id").and_then(Value::as_str) != Some("sharding_indexed") {
+        return codec_to_v3(c);
+    }
+    let list = |k: &str| c.get(k).and_then(Value::as_array).cloned().unwrap_or_default();
+    let inner: Vec<u64> = list("chunk_shape").iter().filter_map(Value::as_u64).collect();
+    let at_start = c.get("index_location").and_then(Value::as_str) == Some("start");
+    sharding_v3(&inner, bytes, list("codecs").iter(), &list("index_codecs"), at_start)
+}
+
 /// A codec of the engine's chain (numcodecs' JSON) as a v3 codec: the core
 /// codecs by their v3 names, the others as zarr-python's `numcodecs.<id>`.
 pub fn codec_to_v3(c: &Value) -> Value {
@@ -119,19 +153,30 @@ fn array(ds: &Dataset, gid: usize, vid: usize) -> NcResult<Value> {
         let order: Vec<usize> = (0..shape.len()).rev().collect();
         codecs.push(json!({ "name": "transpose", "configuration": { "order": order } }));
     }
-    match &v.object_codec {
-        Some(oc) => {
+    let bytes = if matches!(v.nctype, NC_BYTE | NC_UBYTE | NC_CHAR) || v.nctype == NC_STRING && !v.ucs4 {
+        json!({ "name": "bytes" })
+    } else {
+        let endian = if v.endian == NC_ENDIAN_BIG { "big" } else { "little" };
+        json!({ "name": "bytes", "configuration": { "endian": endian } })
+    };
+    let mut grid_shape = chunks.clone();
+    match (&v.object_codec, &v.shard) {
+        (Some(oc), _) => {
             codecs.push(json!({ "name": oc.get("id").cloned().unwrap_or(json!("vlen-utf8")), "configuration": {} }))
         }
-        None if matches!(v.nctype, NC_BYTE | NC_UBYTE | NC_CHAR) || v.nctype == NC_STRING && !v.ucs4 => {
-            codecs.push(json!({ "name": "bytes" }))
+        (None, Some(sh)) if !v.is_scalar() => {
+            // the chunk grid is the shards'; the chunks are their inner chunks
+            grid_shape = sh.shape.clone();
+            codecs.push(sharding_v3(&v.chunks, &bytes, v.codecs.configs(), &sh.index_codecs, sh.index_at_start));
         }
-        None => {
-            let endian = if v.endian == NC_ENDIAN_BIG { "big" } else { "little" };
-            codecs.push(json!({ "name": "bytes", "configuration": { "endian": endian } }))
+        (None, _) => {
+            // a whole-shard sharding codec as read is the array-to-bytes codec
+            if v.codecs.configs().next().is_none_or(|c| c["id"] != "sharding_indexed") {
+                codecs.push(bytes.clone());
+            }
+            codecs.extend(v.codecs.configs().map(|c| codec_to_v3_in(c, &bytes)));
         }
     }
-    codecs.extend(v.codecs.configs().map(codec_to_v3));
     let (sep, encoding) = match v.chunk_keys {
         ChunkKeys::V2(sep) => (sep, "v2"),
         ChunkKeys::V3(sep, _) => (sep, "default"),
@@ -141,7 +186,7 @@ fn array(ds: &Dataset, gid: usize, vid: usize) -> NcResult<Value> {
     m.insert("node_type".into(), json!("array"));
     m.insert("shape".into(), json!(shape));
     m.insert("data_type".into(), data_type(ds, gid, vid, v));
-    m.insert("chunk_grid".into(), json!({ "name": "regular", "configuration": { "chunk_shape": chunks } }));
+    m.insert("chunk_grid".into(), json!({ "name": "regular", "configuration": { "chunk_shape": grid_shape } }));
     m.insert(
         "chunk_key_encoding".into(),
         json!({ "name": encoding, "configuration": { "separator": sep.to_string() } }),

@@ -1,0 +1,120 @@
+//! Zarr v3 shards (`sharding_indexed`): a read of a few elements fetches the
+//! shard's index and the inner chunks it needs, not the shard (counted by a
+//! wrapper around each real driver); writes through `def_var_shard`; the
+//! cache of inner chunks stays right across writes; a hostile index is an
+//! error, never a crash or a huge allocation.
+
+#[path = "support/sharded.rs"]
+mod sharded;
+
+use nczarr_rs::engine::consts::*;
+use nczarr_rs::engine::error::*;
+use nczarr_rs::engine::file;
+use sharded::*;
+
+#[test]
+fn partial_reads_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for zstd in [false, true] {
+        check_partial_reads(&format!("file://{}/s{zstd}.zarr#mode=zarr,v3,file", dir.path().display()), zstd);
+    }
+}
+
+#[test]
+fn partial_reads_zip() {
+    let dir = tempfile::tempdir().unwrap();
+    check_partial_reads(&format!("file://{}/s.zip#mode=nczarr,v3,zip", dir.path().display()), true);
+}
+
+#[test]
+fn partial_reads_memory() {
+    check_partial_reads("mem://shards/partial#mode=nczarr,v3", false);
+}
+
+#[test]
+fn writes_stay_visible_through_the_inner_chunk_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    check_writes(&format!("file://{}/w.zarr#mode=nczarr,v3,file", dir.path().display()));
+}
+
+#[test]
+fn shards_are_v3_only_and_multiples_of_the_chunks() {
+    let mut ds = file::create("mem://shards/v2", NC_CLOBBER).unwrap();
+    let x = ds.def_dim(0, "x", 10).unwrap() as i32;
+    ds.def_var(0, "v", NC_INT, &[x]).unwrap();
+    assert_eq!(ds.def_var_shard(0, 0, &[10]).unwrap_err().code(), NC_EINVAL);
+    let mut ds = file::create("mem://shards/v3#mode=nczarr,v3", NC_CLOBBER).unwrap();
+    let x = ds.def_dim(0, "x", 10).unwrap() as i32;
+    ds.def_var(0, "v", NC_INT, &[x]).unwrap();
+    ds.def_var(0, "s", NC_INT, &[]).unwrap();
+    ds.def_var_chunking(0, 0, NC_CHUNKED, Some(&[4])).unwrap();
+    assert_eq!(ds.def_var_shard(0, 0, &[6]).unwrap_err().code(), NC_EBADCHUNK);
+    assert_eq!(ds.def_var_shard(0, 0, &[0]).unwrap_err().code(), NC_EBADCHUNK);
+    assert_eq!(ds.def_var_shard(0, 1, &[1]).unwrap_err().code(), NC_EINVAL);
+    ds.def_var_shard(0, 0, &[8]).unwrap();
+    // chunks that no longer divide the shard
+    assert_eq!(ds.def_var_chunking(0, 0, NC_CHUNKED, Some(&[3])).unwrap_err().code(), NC_EBADCHUNK);
+    ds.enddef().unwrap();
+    assert_eq!(ds.def_var_shard(0, 0, &[4]).unwrap_err().code(), NC_ELATEDEF);
+}
+
+/// A shard whose index points outside it, or claims huge inner chunks, or
+/// fails its checksum: an error, and nothing allocated from it.
+#[test]
+fn hostile_indexes_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("file://{}/h.zarr#mode=zarr,v3,file", dir.path().display());
+    create(&url, false);
+    let shard = dir.path().join("h.zarr/v/c/1/0");
+    let good = std::fs::read(&shard).unwrap();
+    let index_at = good.len() - INDEX_BYTES as usize;
+    let with_entry = |n: usize, off: u64, len: u64| {
+        let mut b = good.clone();
+        b[index_at + 16 * n..index_at + 16 * n + 8].copy_from_slice(&off.to_le_bytes());
+        b[index_at + 16 * n + 8..index_at + 16 * n + 16].copy_from_slice(&len.to_le_bytes());
+        let sum = crc32c::crc32c(&b[index_at..b.len() - 4]);
+        let end = b.len();
+        b[end - 4..].copy_from_slice(&sum.to_le_bytes());
+        b
+    };
+    let cases = [
+        with_entry(0, 0, u64::MAX - 1),          // huge
+        with_entry(0, u64::MAX - 3, 8),          // offset overflows
+        with_entry(0, good.len() as u64, 256),   // past the end
+        with_entry(0, index_at as u64 - 8, 256), // into the index
+        with_entry(0, 0, 255),                   // too short to decode
+        good[..good.len() - 1].to_vec(),         // bad checksum
+        good[..10].to_vec(),                     // no room for the index
+    ];
+    for (i, bytes) in cases.iter().enumerate() {
+        std::fs::write(&shard, bytes).unwrap();
+        let ds = file::open(&url, NC_NOWRITE).unwrap();
+        for (start, count) in [([32, 0], [1, 1]), ([32, 0], [32, 64])] {
+            let r = get(&ds, &start, &count);
+            assert!(matches!(r, Err(NC_EFILTER | NC_ENCZARR)), "case {i} {count:?}: {r:?}");
+        }
+        // the other shard reads
+        assert_eq!(get(&ds, &[20, 20], &[1, 1]).unwrap(), vec![value(20, 20)]);
+    }
+}
+
+/// Shards whose inner codec this build does not have: `NC_ENOFILTER` for
+/// every read, even of an inner chunk that is not stored.
+#[test]
+fn unknown_inner_codec_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("file://{}/u.zarr#mode=nczarr,v3,file", dir.path().display());
+    create(&url, true);
+    let meta = dir.path().join("u.zarr/v/zarr.json");
+    let text = std::fs::read_to_string(&meta).unwrap();
+    let changed = text.replace(
+        r#"{"name": "zstd", "configuration": {"level": 3, "checksum": false}}"#,
+        r#"{"name": "numcodecs.nope"}"#,
+    );
+    assert_ne!(text, changed);
+    std::fs::write(&meta, changed).unwrap();
+    let ds = file::open(&url, NC_NOWRITE).unwrap();
+    for (start, count) in [([3, 3], [1, 1]), ([40, 40], [1, 1]), ([0, 0], [64, 64])] {
+        assert_eq!(get(&ds, &start, &count), Err(NC_ENOFILTER), "{start:?}");
+    }
+}
