@@ -94,6 +94,9 @@ pub struct Var {
     pub quantize: super::quantize::Quantize,
     /// Decoded chunks of this variable (shared with clones of the model).
     pub cache: Arc<super::cache::ChunkCache>,
+    /// Where the data come from when not from chunks of this store: an
+    /// aggregated variable's partitions (`engine::aggregate`).
+    pub source: Option<Arc<super::aggregate::Aggregated>>,
 }
 
 impl Var {
@@ -428,6 +431,7 @@ impl Dataset {
             has_data: false,
             quantize: super::quantize::Quantize::default(),
             cache: Arc::new(super::cache::ChunkCache::new(super::cache::defaults())),
+            source: None,
         };
         var.chunks = default_chunks(&self.var_shape(&var), &self.var_unlimited(&var), type_size(nctype).unwrap_or(1));
         let g = &mut self.groups[gid];

@@ -521,6 +521,7 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
         has_data: true,
         quantize,
         cache: Arc::new(crate::engine::cache::ChunkCache::new(crate::engine::cache::defaults())),
+        source: None,
     };
     ds.groups[gid].vars.push(v);
     Ok(())

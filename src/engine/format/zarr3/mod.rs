@@ -494,6 +494,7 @@ fn read_array(ds: &mut Dataset, gid: usize, name: &str, meta: &Map<String, Value
         has_data: true,
         quantize,
         cache: Arc::new(crate::engine::cache::ChunkCache::new(crate::engine::cache::defaults())),
+        source: None,
     };
     ds.groups[gid].vars.push(v);
     Ok(())
