@@ -9,8 +9,8 @@ computes for the same aggregated field.
 - aggregations written here in the CF-1.13 form (cf-python reads them for
   the expected values): fragment units (`degC`, `K @ 273.15`), reference
   times in every CF calendar, `unique_values`, missing fragments;
-- CFA-0.6.2 written by cf-python 3.16 (a separate venv, PYTHON_CFA06), if
-  present;
+- CFA-0.6.2 written by cf-python 3.16 and CFA-0.4 by cf-python 3.13
+  (separate venvs, PYTHON_CFA06 and PYTHON_CFA04), if present;
 - NCA 0.1: the seed's two examples transcribed to valid files (nothing
   writes NCA: written here with the netCDF4 wheel), the expected values
   computed from the partitions as the seed describes;
@@ -383,24 +383,31 @@ for name, words in [("missing", ["fragment [1]", "nowhere.nc"]), ("units", ["fra
         ds.close()
         check(same(got, np.arange(4.0)), "error (missing): a region that touches only the present fragment reads")
 
-# ---- CFA-0.6.2 written by cf-python 3.16 ------------------------------------------------
-py06 = os.environ.get("PYTHON_CFA06")
-if py06 and os.path.exists(py06):
-    os.makedirs("cfa06", exist_ok=True)
+# ---- CFA-0.6.2 and CFA-0.4, written by the cf-python releases that wrote them ----------
+# (cf-python 3.13 fails writing in-memory partitions as cfa_private
+# variables next to file ones, so CFA-0.4 has netCDF fragments only)
+OLD_FORMS = [
+    ("CFA-0.6.2", "PYTHON_CFA06", "3.16", "cfa={'absolute_paths': False}",
+     ("cfa_location", "cfa_file", "cfa_address", "cfa_format")),
+    ("CFA-0.4", "PYTHON_CFA04", "3.13", "fmt='CFA4'", ()),
+]
+for form, env, version, how, hidden in OLD_FORMS:
+    py = os.environ.get(env)
+    if not (py and os.path.exists(py)):
+        print(f"skip {form}: no cf-python {version} ({env})")
+        continue
+    d = form.lower().replace(".", "").replace("-", "")
+    os.makedirs(d, exist_ok=True)
     code = (
         "import warnings; warnings.filterwarnings('ignore'); import cf\n"
         "f = cf.example_field(0)\n"
-        "cf.write(f[:2], 'cfa06/f0.nc'); cf.write(f[2:], 'cfa06/f1.nc')\n"
-        "g = cf.read(['cfa06/f0.nc', 'cfa06/f1.nc'])\n"
-        "cf.write(g, 'cfa06/agg.nc', cfa={'absolute_paths': False})\n"
+        "cf.write(f[:2], 'f0.nc'); cf.write(f[2:], 'f1.nc')\n"
+        f"cf.write(cf.read(['f0.nc', 'f1.nc']), 'agg.nc', {how})\n"
     )
-    subprocess.run([py06, "-c", code], check=True)
-    to_zarr("cfa06/agg.nc", "cfa06/agg.zarr")
-    compare("CFA-0.6.2 netCDF-4 file (cf-python 3.16) as NCZarr", "cfa06/agg.zarr", "q",
-            cf_expected("cfa06/agg.nc", "q", q_fill, python=py06), dims=["lat", "lon"],
-            hidden=("cfa_location", "cfa_file", "cfa_address", "cfa_format"))
-else:
-    print("skip CFA-0.6.2: no cf-python 3.16 (PYTHON_CFA06)")
+    subprocess.run([py, "-c", code], check=True, cwd=d)
+    to_zarr(f"{d}/agg.nc", f"{d}/agg.zarr")
+    compare(f"{form} netCDF-4 file (cf-python {version}) as NCZarr", f"{d}/agg.zarr", "q",
+            cf_expected(f"{d}/agg.nc", "q", q_fill, python=py), dims=["lat", "lon"], hidden=hidden)
 
 # ---- NCA 0.1: the seed's examples ------------------------------------------------------------
 os.makedirs("nca", exist_ok=True)

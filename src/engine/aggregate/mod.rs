@@ -358,7 +358,11 @@ fn base_of(path: &str) -> Base {
     let Ok(u) = super::url::parse(path) else { return Base::None };
     match u.storage {
         super::url::Storage::File | super::url::Storage::Zip => {
-            let p = std::path::Path::new(&u.location);
+            let loc = u
+                .location
+                .strip_prefix("file://")
+                .map_or(u.location.as_str(), |l| l.strip_prefix("localhost").unwrap_or(l));
+            let p = std::path::Path::new(loc);
             let abs = if p.is_absolute() {
                 p.to_path_buf()
             } else {
@@ -437,7 +441,11 @@ pub fn apply(ds: &mut Dataset) -> NcResult<()> {
             }
         }
     }
-    let private = |v: &super::model::Var| num_att(&v.atts, "nca_private").is_some_and(|x| x.iter().any(|&n| n != 0.0));
+    // NCA private variables, and CFA-0.4's (`cf_role = "cfa_private"`)
+    let private = |v: &super::model::Var| {
+        num_att(&v.atts, "nca_private").is_some_and(|x| x.iter().any(|&n| n != 0.0))
+            || text_att(&v.atts, "cf_role").is_some_and(|r| r.trim() == "cfa_private")
+    };
     let any_private = ds.groups.iter().any(|g| g.vars.iter().any(private));
     if found.is_empty() && !any_private {
         return Ok(());
@@ -520,7 +528,7 @@ fn term(ds: &Dataset, gid: usize, name: &str) -> NcResult<Term> {
     let var = &ds.groups[g].vars[v];
     let mut shape = ds.var_shape(var);
     let n = shape.iter().try_fold(1u64, |a, &x| a.checked_mul(x)).unwrap_or(u64::MAX);
-    if n > parse::MAX_PARTITIONS.saturating_mul(64) {
+    if n > parse::MAX_PARTITIONS.saturating_mul(4) {
         return Err(NcError::with(NC_EINVAL, format!("{name}: {n} values")));
     }
     let data = match ds.read_all(g, v as i32).map_err(|e| e.context(name))? {

@@ -120,7 +120,9 @@ impl Aggregation {
 }
 
 /// Most partitions one aggregation may have (a bound on untrusted counts).
-pub const MAX_PARTITIONS: u64 = 1 << 24;
+pub const MAX_PARTITIONS: u64 = 1 << 22;
+/// Most indices one `part` selection may list or generate.
+pub const MAX_PART_LEN: usize = 1 << 26;
 
 fn bad(what: impl Into<String>) -> NcError {
     NcError::with(NC_EINVAL, what)
@@ -226,9 +228,9 @@ fn python_to_json(text: &str) -> (String, Vec<usize>) {
 
 // ---- NCA `part` strings ------------------------------------------------------
 
-/// Parses an NCA `part`: `[(2, 6, 1), [1,3,4,7], (0, 12, 2)]` (also with
-/// `slice(...)` or `None`).
-pub fn parse_part(text: &str) -> NcResult<Vec<Sel>> {
+/// The bracketed groups of a `part` string: `(` or `[` (a `slice(...)` is a
+/// `(`), and the numbers in it (`None`: Python's `None`).
+fn part_groups(text: &str) -> NcResult<Vec<(u8, Vec<Option<i64>>)>> {
     let t = text.trim();
     let inner = t
         .strip_prefix('[')
@@ -237,42 +239,73 @@ pub fn parse_part(text: &str) -> NcResult<Vec<Sel>> {
     let b = inner.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
-    let num = |s: &str| -> NcResult<Option<i64>> {
-        let s = s.trim();
-        if s == "None" || s.is_empty() {
-            return Ok(None);
-        }
-        s.parse::<i64>().map(Some).map_err(|_| bad(format!("part {text:?}: {s:?} is not an integer")))
-    };
     while i < b.len() {
-        match b[i] {
-            b' ' | b',' | b'\t' | b'\n' => i += 1,
-            b'(' | b's' => {
-                let open = inner[i..].find('(').map(|n| i + n).ok_or_else(|| bad(format!("part {text:?}")))?;
-                let close =
-                    inner[open..].find(')').map(|n| open + n).ok_or_else(|| bad(format!("part {text:?}: no ')'")))?;
-                let items: Vec<&str> = inner[open + 1..close].split(',').collect();
-                if items.len() > 3 {
-                    return Err(bad(format!("part {text:?}: a range has at most 3 numbers")));
-                }
-                let get = |k: usize| items.get(k).map_or(Ok(None), |s| num(s));
-                let (a, z, s) = if items.len() == 1 { (None, get(0)?, None) } else { (get(0)?, get(1)?, get(2)?) };
-                out.push(Sel::Range(a, z, s));
-                i = close + 1;
+        let (kind, open) = match b[i] {
+            b' ' | b',' | b'\t' | b'\n' => {
+                i += 1;
+                continue;
             }
-            b'[' => {
-                let close = inner[i..].find(']').map(|n| i + n).ok_or_else(|| bad(format!("part {text:?}: no ']'")))?;
-                let mut list = Vec::new();
-                for s in inner[i + 1..close].split(',').filter(|s| !s.trim().is_empty()) {
-                    list.push(num(s)?.ok_or_else(|| bad(format!("part {text:?}: None in an index list")))?);
-                }
-                out.push(Sel::List(list));
-                i = close + 1;
+            b'[' => (b'[', i),
+            b'(' => (b'(', i),
+            b's' if inner[i..].starts_with("slice(") => (b'(', i + 5),
+            _ => return Err(bad(format!("part {text:?}: unexpected {:?} at byte {}", b[i] as char, i + 1))),
+        };
+        let closer = if kind == b'[' { ']' } else { ')' };
+        let close =
+            inner[open..].find(closer).map(|n| open + n).ok_or_else(|| bad(format!("part {text:?}: no {closer:?}")))?;
+        let mut items = Vec::new();
+        for s in inner[open + 1..close].split(',') {
+            let s = s.trim();
+            if s == "None" || s.is_empty() {
+                items.push(None);
+            } else {
+                items.push(Some(s.parse::<i64>().map_err(|_| bad(format!("part {text:?}: {s:?} is not an integer")))?));
             }
-            _ => return Err(bad(format!("part {text:?}: unexpected {:?} at byte {i}", b[i] as char))),
         }
+        if items.last() == Some(&None) && inner[open + 1..close].trim_end().ends_with(',') {
+            items.pop(); // a trailing comma
+        }
+        out.push((kind, items));
+        i = close + 1;
     }
     Ok(out)
+}
+
+fn index_list(items: Vec<Option<i64>>, text: &str) -> NcResult<Sel> {
+    let list: Option<Vec<i64>> = items.into_iter().collect();
+    list.map(Sel::List).ok_or_else(|| bad(format!("part {text:?}: None in an index list")))
+}
+
+/// Parses an NCA `part`: `[(2, 6, 1), [1,3,4,7], (0, 12, 2)]`: tuples
+/// (or `slice(...)`) are ranges `(start, stop, step)`, lists are indices.
+pub fn parse_part(text: &str) -> NcResult<Vec<Sel>> {
+    part_groups(text)?
+        .into_iter()
+        .map(|(kind, items)| match kind {
+            b'[' => index_list(items, text),
+            _ => match items.as_slice() {
+                [z] => Ok(Sel::Range(None, *z, None)),
+                [a, z] => Ok(Sel::Range(*a, *z, None)),
+                [a, z, s] => Ok(Sel::Range(*a, *z, *s)),
+                _ => Err(bad(format!("part {text:?}: a range has 1 to 3 numbers"))),
+            },
+        })
+        .collect()
+}
+
+/// Parses a CFA-0.4 `part`, cf-python's way round: lists are ranges
+/// `[start, stop, step]` whose stop is included, tuples are indices.
+pub fn parse_part_cfa04(text: &str) -> NcResult<Vec<Sel>> {
+    part_groups(text)?
+        .into_iter()
+        .map(|(kind, items)| match (kind, items.as_slice()) {
+            (b'(', _) => index_list(items, text),
+            (_, [Some(a), Some(z), Some(s)]) if *s > 0 => Ok(Sel::Range(Some(*a), z.checked_add(1), Some(*s))),
+            (_, [Some(a), Some(0), Some(s)]) => Ok(Sel::Range(Some(*a), None, Some(*s))),
+            (_, [Some(a), Some(z), Some(s)]) => Ok(Sel::Range(Some(*a), Some(z - 1), Some(*s))),
+            _ => Err(bad(format!("part {text:?}: a CFA-0.4 range is [start, stop, step]"))),
+        })
+        .collect()
 }
 
 impl Sel {
@@ -306,6 +339,9 @@ impl Sel {
                 while (step > 0 && i < stop) || (step < 0 && i > stop) {
                     if out.len() as u64 >= n {
                         break;
+                    }
+                    if out.len() >= MAX_PART_LEN {
+                        return Err(bad(format!("part selects more than {MAX_PART_LEN} indices")));
                     }
                     out.push(i as u64);
                     i += step;
@@ -482,21 +518,31 @@ pub fn parse_partitions_json(form: Form, dims: &[String], shape: &[u64], text: &
             data.and_then(Value::as_object)
                 .and_then(|o| o.iter().find(|(key, _)| key.eq_ignore_ascii_case(k)).map(|(_, v)| v))
         };
-        let pdims = pget("dimensions").map(|v| str_list(v, &format!("{label}: dimensions"))).transpose()?;
+        let cfa04 = form == Form::Cfa04;
+        // CFA-0.4 spells NCA's keys its own way
+        let key = |nca: &'static str, cfa: &'static str| if cfa04 { cfa } else { nca };
+        let pdims =
+            pget(key("dimensions", "pdimensions")).map(|v| str_list(v, &format!("{label}: dimensions"))).transpose()?;
         let data_dims: Vec<String> = pdims.clone().unwrap_or_else(|| dims.to_vec());
-        let pdirs = pget("directions");
-        let mut reversed = Vec::new();
-        for name in &data_dims {
-            let master = direction_of(master_dirs, name).unwrap_or(true);
-            let mine = direction_of(pdirs, name).unwrap_or(master);
-            if mine != master {
-                reversed.push(name.clone());
+        let reversed = if cfa04 {
+            pget("reverse").map(|v| str_list(v, &format!("{label}: reverse"))).transpose()?.unwrap_or_default()
+        } else {
+            let pdirs = pget("directions");
+            let mut reversed = Vec::new();
+            for name in &data_dims {
+                let master = direction_of(master_dirs, name).unwrap_or(true);
+                let mine = direction_of(pdirs, name).unwrap_or(master);
+                if mine != master {
+                    reversed.push(name.clone());
+                }
             }
-        }
+            reversed
+        };
+        let parse_p = if cfa04 { parse_part_cfa04 } else { parse_part };
         let part = match pget("part") {
             None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(parse_part(s).map_err(ctx)?),
-            Some(other) => Some(parse_part(&other.to_string()).map_err(ctx)?),
+            Some(Value::String(s)) => Some(parse_p(s).map_err(ctx)?),
+            Some(other) => Some(parse_p(&other.to_string()).map_err(ctx)?),
         };
         let shape_decl = match dget("shape") {
             Some(v) => Some(
@@ -530,8 +576,8 @@ pub fn parse_partitions_json(form: Form, dims: &[String], shape: &[u64], text: &
             reversed,
             part,
             shape: shape_decl,
-            units: pget("units").and_then(Value::as_str).map(str::to_string),
-            calendar: pget("calendar").and_then(Value::as_str).map(str::to_string),
+            units: pget(key("units", "punits")).and_then(Value::as_str).map(str::to_string),
+            calendar: pget(key("calendar", "pcalendar")).and_then(Value::as_str).map(str::to_string),
             units_from_fragment: false,
             scale_factor: num("scale_factor"),
             add_offset: num("add_offset"),
@@ -796,6 +842,11 @@ mod tests {
         assert_eq!(Sel::Range(None, None, Some(-1)).indices(3).unwrap(), vec![2, 1, 0]);
         assert_eq!(parse_part("[slice(1, None, 2)]").unwrap()[0].indices(6).unwrap(), vec![1, 3, 5]);
         assert!(Sel::List(vec![7]).indices(5).is_err());
+        // CFA-0.4: lists are ranges with the stop included, tuples indices
+        let c = parse_part_cfa04("[[0, 3, 1], (1, 2), [4, 0, -2]]").unwrap();
+        assert_eq!(c[0].indices(10).unwrap(), vec![0, 1, 2, 3]);
+        assert_eq!(c[1], Sel::List(vec![1, 2]));
+        assert_eq!(c[2].indices(10).unwrap(), vec![4, 2, 0]);
         assert!(parse_part("(1,2)").is_err());
         assert!(parse_part("[(1,x)]").is_err());
     }
