@@ -274,6 +274,24 @@ for label, path, ref in [
 raw_view("CF-1.13 (cf-python)", "cf/agg_ncfrags.zarr", "q", FRAGMENT_VARS)
 
 
+def ncdump_preloaded(label, path, var, expected):
+    """Debian's ncdump -v with our library preloaded prints the assembled
+    values (netCDF fragments read by the libnetcdf found with RTLD_NEXT)."""
+    env = dict(os.environ, LD_PRELOAD=os.path.abspath(ourlib))
+    r = subprocess.run(["ncdump", "-v", var, path], env=env, capture_output=True, text=True, timeout=300)
+    try:
+        text = r.stdout.split(f" {var} =", 1)[1].split(";")[0]
+        got = np.array([float(x) for x in text.replace("\n", " ").split(",") if x.strip()])
+        ok = r.returncode == 0 and np.allclose(got, expected.ravel(), rtol=1e-5)
+    except (IndexError, ValueError):
+        ok = False
+    check(ok, f"{label}: ncdump -v {var} under LD_PRELOAD prints the assembled values" + ("" if ok else f": {r.stderr[:300]}"))
+
+
+if shutil.which("ncdump"):
+    ncdump_preloaded("CF-1.13 (cf-python), netCDF fragments", "cf/agg_ncfrags.zarr", "q", cf_expected("cf/agg_ncfrags.zarr", "q", q_fill))
+
+
 # ---- CF-1.13 written here: units, calendars, unique values, missing fragments ---------
 def write_nc(path, var, units, data, calendar=None, dims=None, fill=None):
     with netCDF4.Dataset(path, "w") as d:
@@ -465,6 +483,8 @@ for i in range(n.value):
 ds.close()
 check(dimnames == ["time", "lat", "lon"], f"NCA 0.1: the private dimensions are hidden ({dimnames})")
 raw_view("NCA 0.1", "nca/example3.zarr", "tas", ("nca_45sdf83745",))
+if shutil.which("ncdump"):
+    ncdump_preloaded("NCA 0.1 seed example 3", "nca/example3.zarr", "tas", exp3)
 
 # the seed's example text as printed (its typos): a clear error with a byte position
 with netCDF4.Dataset(f"file://{os.path.abspath('nca/typo.zarr')}#mode=nczarr,file", "w") as d:
