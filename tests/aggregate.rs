@@ -353,3 +353,55 @@ fn hostile_nca_arrays() {
         assert_eq!(nc_close(nc), 0);
     }
 }
+
+/// Malformed CF-1.13 fragment arrays: each read is an error with a
+/// message, never a crash.
+#[test]
+fn hostile_cf_fragment_arrays() {
+    let dir = tempfile::tempdir().unwrap();
+    // (map values, map rows x columns, aggregated_data, aggregated_dimensions, words in the error)
+    let cases: &[(&[i32], (usize, usize), &str, &str, &str)] = &[
+        (&[3, 2], (1, 2), "map: m uris: u identifiers: i", "time", ""),
+        (&[-3, 8], (1, 2), "map: m uris: u identifiers: i", "time", "fragment size"),
+        (&[i32::MAX, i32::MAX], (1, 2), "map: m uris: u identifiers: i", "time", "add up to"),
+        (&[5, 0], (1, 2), "map: m uris: u identifiers: i", "time", "size 0"),
+        (&[3, 2], (1, 2), "map: m uris: nothere identifiers: i", "time", "nothere"),
+        (&[3, 2], (1, 2), "map: m uris: u", "time", "identifiers"),
+        (&[3, 2], (1, 2), "map: m uris: u identifiers: i", "nodim", "nodim"),
+        (&[3, 2], (1, 2), "map: uris: u", "time", "no variable"),
+        (&[5], (1, 1), "map: m uris: u identifiers: i", "time", "not the fragment array's [1]"),
+        (&[3, 2, 1, 1], (2, 2), "map: m uris: u identifiers: i", "time", "2 rows"),
+        (&[3, 2], (1, 2), "map: i uris: u identifiers: i", "time", "strings"),
+        (&[3, 2], (1, 2), "map: m uris: m identifiers: i", "time", "not strings"),
+    ];
+    for (n, (map, (r, c), data, dims, words)) in cases.iter().enumerate() {
+        let path = dir.path().join(format!("h{n}.zarr"));
+        write(
+            &path,
+            |nc| {
+                dim(nc, "time", 5);
+                let (j, i, f) = (dim(nc, "j", *r), dim(nc, "i", *c), dim(nc, "f", 2));
+                var(nc, "m", NC_INT, &[j, i]);
+                var(nc, "u", NC_STRING, &[f]);
+                var(nc, "i", NC_STRING, &[]);
+                let a = var(nc, "a", NC_DOUBLE, &[]);
+                text(nc, a, "aggregated_dimensions", dims);
+                text(nc, a, "aggregated_data", data);
+            },
+            |nc| unsafe {
+                assert_eq!(nc_put_var_int(nc, varid(nc, "m"), map.as_ptr()), 0);
+                let uris = [c"x.zarr".as_ptr(), c"y.zarr".as_ptr()];
+                assert_eq!(nc_put_var_string(nc, varid(nc, "u"), uris.as_ptr() as *mut *const c_char), 0);
+                let ids = [c"v".as_ptr()];
+                assert_eq!(nc_put_var_string(nc, varid(nc, "i"), ids.as_ptr() as *mut *const c_char), 0);
+            },
+        );
+        let nc = open(&path, "");
+        let a = varid(nc, "a");
+        let err = get_all(nc, a, 5).unwrap_err();
+        // the first case is well formed: its fragments are missing
+        let words = if words.is_empty() { "x.zarr" } else { words };
+        assert!(err.1.contains(words), "case {n}: {err:?}");
+        assert_eq!(nc_close(nc), 0);
+    }
+}

@@ -13,9 +13,11 @@
 //! - the type is converted to the master's, then to the caller's memory
 //!   type, with netCDF's range rules (`NC_ERANGE`).
 //!
-//! A partition's share of the request is read as one hyperslab of the
+//! The partitions a request touches are read in parallel (rayon). A
+//! partition's share of the request is read as one hyperslab of the
 //! fragment (the box of the indices it needs, with the common stride),
-//! split in pieces when larger than [`BOX_BYTES`], then scattered.
+//! split in pieces when larger than [`BOX_BYTES`], then placed in the
+//! caller's buffer under a lock.
 
 use super::parse::{Partition, Source};
 use super::units;
@@ -27,10 +29,20 @@ use crate::engine::error::*;
 use crate::engine::slab::Slab;
 use crate::engine::types::{range_result, Values};
 use crate::engine::{NcError, NcResult};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+/// A partition a request touches: its grid cell, its location, and the
+/// range of request positions inside it, per master dimension.
+type Touched = (usize, Vec<(u64, u64)>, Vec<(u64, u64)>);
+
+/// The caller's buffer, shared by the partitions read in parallel.
+type Out<'a> = Mutex<&'a mut [u8]>;
 
 /// A partition's piece is read in boxes of at most this many bytes (more
 /// only when one element row needs it).
-pub const BOX_BYTES: u64 = 64 << 20;
+pub(crate) const BOX_BYTES: u64 = 64 << 20;
 
 /// The request along the master dimensions.
 struct Request<'a> {
@@ -119,9 +131,9 @@ impl Aggregated {
         }
         let ncell = self.agg.edges.iter().map(|e| e.len() - 1).collect::<Vec<_>>();
         let mut pos: Vec<usize> = cells.iter().map(|c| c.0).collect();
-        let mut range = false;
+        // the partitions the request touches, with its k ranges in each
+        let mut touched: Vec<Touched> = Vec::new();
         loop {
-            // the k range of the request inside this cell, per dimension
             let loc = self.agg.location(&pos);
             let mut ks = Vec::with_capacity(nd);
             for d in 0..nd {
@@ -135,13 +147,30 @@ impl Aggregated {
                 for d in 0..nd {
                     i = i * ncell[d] + pos[d];
                 }
-                let p = &self.agg.parts[i];
-                range |= self.read_partition(p, &loc, &ks, &req, buf).map_err(|e| e.context(&p.label))?;
+                touched.push((i, loc, ks));
             }
             if !advance(&mut pos, &cells) {
-                return range_result(range);
+                break;
             }
         }
+        // Partitions are read in parallel; each places its values in the
+        // caller's buffer under the lock (a memory map that may alias goes
+        // in order, so that the last position written to an element stays).
+        let out = Mutex::new(buf);
+        let range = AtomicBool::new(false);
+        let work = |(i, loc, ks): &Touched| -> NcResult<()> {
+            let p = &self.agg.parts[*i];
+            if self.read_partition(p, loc, ks, &req, &out).map_err(|e| e.context(&p.label))? {
+                range.store(true, Ordering::Relaxed);
+            }
+            Ok(())
+        };
+        if touched.len() < 2 || !slab.disjoint() {
+            touched.iter().try_for_each(work)?;
+        } else {
+            crate::engine::data::CPU_POOL.get().install(|| touched.par_iter().try_for_each(work))?;
+        }
+        range_result(range.load(Ordering::Relaxed))
     }
 
     /// Matches a partition's fragment to the master array.
@@ -250,7 +279,7 @@ impl Aggregated {
         loc: &[(u64, u64)],
         ks: &[(u64, u64)],
         req: &Request,
-        buf: &mut [u8],
+        out: &Out,
     ) -> NcResult<bool> {
         let mtype = self.nctype;
         let msize = elem_size(mtype);
@@ -269,22 +298,15 @@ impl Aggregated {
                 }
             };
             let offs: Vec<Vec<u64>> = ks.iter().map(|&(a, z)| vec![0; (z - a) as usize]).collect();
-            return Ok(scatter(&one, 0, &offs, ks, req, mtype, buf)? | r);
+            return Ok(scatter(&one, 0, &offs, ks, req, mtype, out)? | r);
         }
         let plan = self.plan(p, loc)?;
-        self.read_box(&plan, loc, ks, req, buf)
+        self.read_box(&plan, loc, ks, req, out)
     }
 
     /// Reads the box of fragment indices the request positions `ks` need,
     /// splitting it while it is larger than [`BOX_BYTES`].
-    fn read_box(
-        &self,
-        plan: &Plan,
-        loc: &[(u64, u64)],
-        ks: &[(u64, u64)],
-        req: &Request,
-        buf: &mut [u8],
-    ) -> NcResult<bool> {
+    fn read_box(&self, plan: &Plan, loc: &[(u64, u64)], ks: &[(u64, u64)], req: &Request, out: &Out) -> NcResult<bool> {
         let rank = plan.var.shape.len();
         let mtype = self.nctype;
         let rtype = if plan.transform.is_some() { NC_DOUBLE } else { mtype };
@@ -329,8 +351,8 @@ impl Aggregated {
                 let (mut lo, mut hi) = (ks.to_vec(), ks.to_vec());
                 lo[d].1 = mid;
                 hi[d].0 = mid;
-                let r = self.read_box(plan, loc, &lo, req, buf)?;
-                return Ok(self.read_box(plan, loc, &hi, req, buf)? | r);
+                let r = self.read_box(plan, loc, &lo, req, out)?;
+                return Ok(self.read_box(plan, loc, &hi, req, out)? | r);
             }
         }
         let limit = crate::limits::limits().max_chunk_bytes;
@@ -371,7 +393,7 @@ impl Aggregated {
                 }
             }
         }
-        Ok(scatter(&data, base, &offs, ks, req, mtype, buf)? | range)
+        Ok(scatter(&data, base, &offs, ks, req, mtype, out)? | range)
     }
 }
 
@@ -402,11 +424,13 @@ fn scatter(
     ks: &[(u64, u64)],
     req: &Request,
     mtype: NcType,
-    buf: &mut [u8],
+    out: &Out,
 ) -> NcResult<bool> {
     let (ms, os) = (elem_size(mtype), elem_size(req.memtype));
     let nd = ks.len();
     let oob = || NcError::with(NC_EINTERNAL, "aggregation: an offset outside a buffer");
+    let mut guard = out.lock().unwrap_or_else(|e| e.into_inner());
+    let buf: &mut [u8] = &mut guard;
     let mut copy = |s: u64, d: u64, n: usize| -> NcResult<bool> {
         let s = usize::try_from(s).map_err(|_| oob())? * ms;
         let d = usize::try_from(d).map_err(|_| oob())? * os;

@@ -120,9 +120,9 @@ impl Aggregation {
 }
 
 /// Most partitions one aggregation may have (a bound on untrusted counts).
-pub const MAX_PARTITIONS: u64 = 1 << 22;
+pub(crate) const MAX_PARTITIONS: u64 = 1 << 22;
 /// Most indices one `part` selection may list or generate.
-pub const MAX_PART_LEN: usize = 1 << 26;
+pub(crate) const MAX_PART_LEN: usize = 1 << 26;
 
 fn bad(what: impl Into<String>) -> NcError {
     NcError::with(NC_EINVAL, what)
