@@ -100,6 +100,18 @@ fn get_all(nc: c_int, v: c_int, n: usize) -> Result<Vec<f64>, (c_int, String)> {
     }
 }
 
+/// Fills CF fragment array variables: (name, values) of the map, the URIs
+/// and the one identifier.
+fn fragment_arrays(nc: c_int, map: (&str, &[i32]), uris: (&str, &[&CStr]), id: (&str, &CStr)) {
+    let u: Vec<*const c_char> = uris.1.iter().map(|s| s.as_ptr()).collect();
+    let i = [id.1.as_ptr()];
+    unsafe {
+        assert_eq!(nc_put_var_int(nc, varid(nc, map.0), map.1.as_ptr()), 0);
+        assert_eq!(nc_put_var_string(nc, varid(nc, uris.0), u.as_ptr() as *mut *const c_char), 0);
+        assert_eq!(nc_put_var_string(nc, varid(nc, id.0), i.as_ptr() as *mut *const c_char), 0);
+    }
+}
+
 /// The NCA 0.1 master array of these tests: time 6 x lat 4 x lon 5.
 fn master(t: usize, y: usize, x: usize) -> f64 {
     (t * 100 + y * 10 + x) as f64
@@ -289,12 +301,13 @@ fn cf_1_13_zarr_fragments_and_units() {
             text(nc, ta, "aggregated_dimensions", "time");
             text(nc, ta, "aggregated_data", "map: fragment_map uris: fragment_uris identifiers: fragment_ids");
         },
-        |nc| unsafe {
-            assert_eq!(nc_put_var_int(nc, varid(nc, "fragment_map"), [3, 2].as_ptr()), 0);
-            let uris = [c"a.zarr".as_ptr(), c"b.zarr".as_ptr()];
-            assert_eq!(nc_put_var_string(nc, varid(nc, "fragment_uris"), uris.as_ptr() as *mut *const c_char), 0);
-            let ids = [c"/ta".as_ptr()];
-            assert_eq!(nc_put_var_string(nc, varid(nc, "fragment_ids"), ids.as_ptr() as *mut *const c_char), 0);
+        |nc| {
+            fragment_arrays(
+                nc,
+                ("fragment_map", &[3, 2]),
+                ("fragment_uris", &[c"a.zarr", c"b.zarr"]),
+                ("fragment_ids", c"/ta"),
+            )
         },
     );
     let nc = open(&path, "");
@@ -360,7 +373,8 @@ fn hostile_nca_arrays() {
 fn hostile_cf_fragment_arrays() {
     let dir = tempfile::tempdir().unwrap();
     // (map values, map rows x columns, aggregated_data, aggregated_dimensions, words in the error)
-    let cases: &[(&[i32], (usize, usize), &str, &str, &str)] = &[
+    type Case<'a> = (&'a [i32], (usize, usize), &'a str, &'a str, &'a str);
+    let cases: &[Case] = &[
         (&[3, 2], (1, 2), "map: m uris: u identifiers: i", "time", ""),
         (&[-3, 8], (1, 2), "map: m uris: u identifiers: i", "time", "fragment size"),
         (&[i32::MAX, i32::MAX], (1, 2), "map: m uris: u identifiers: i", "time", "add up to"),
@@ -388,13 +402,7 @@ fn hostile_cf_fragment_arrays() {
                 text(nc, a, "aggregated_dimensions", dims);
                 text(nc, a, "aggregated_data", data);
             },
-            |nc| unsafe {
-                assert_eq!(nc_put_var_int(nc, varid(nc, "m"), map.as_ptr()), 0);
-                let uris = [c"x.zarr".as_ptr(), c"y.zarr".as_ptr()];
-                assert_eq!(nc_put_var_string(nc, varid(nc, "u"), uris.as_ptr() as *mut *const c_char), 0);
-                let ids = [c"v".as_ptr()];
-                assert_eq!(nc_put_var_string(nc, varid(nc, "i"), ids.as_ptr() as *mut *const c_char), 0);
-            },
+            |nc| fragment_arrays(nc, ("m", *map), ("u", &[c"x.zarr", c"y.zarr"]), ("i", c"v")),
         );
         let nc = open(&path, "");
         let a = varid(nc, "a");
