@@ -25,6 +25,9 @@ command -v ncks >/dev/null 2>&1 || apt_packages+=(nco)
 command -v cdo >/dev/null 2>&1 || apt_packages+=(cdo)
 command -v gdalinfo >/dev/null 2>&1 || apt_packages+=(gdal-bin)
 command -v python3 >/dev/null 2>&1 || apt_packages+=(python3)
+# UDUNITS-2: unit conversion of aggregated variables (loaded at run time),
+# and cf-python's units library
+[ -e /usr/include/udunits2.h ] || apt_packages+=(libudunits2-dev)
 command -v bc >/dev/null 2>&1 || apt_packages+=(bc)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || apt_packages+=(python3-venv)
 
@@ -39,9 +42,22 @@ fi
 # Python reference implementations in a venv inside the repository.
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv=$repo_root/target/venv
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import netCDF4, zarr, xarray, moto, boto3, numcodecs, tensorstore' >/dev/null 2>&1; then
-  echo "setup-deps: creating $venv (netCDF4, zarr, xarray)"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import netCDF4, zarr, xarray, moto, boto3, numcodecs, tensorstore, cfdm, cf' >/dev/null 2>&1; then
+  echo "setup-deps: creating $venv (netCDF4, zarr, xarray, cf-python)"
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q --no-cache-dir --disable-pip-version-check -r "$repo_root/tests/interop/requirements.txt"
 fi
+# cf-python 3.16 (cfdm 1.11) writes CFA-0.6.2 aggregations and 3.13
+# CFA-0.4, which later releases do not: venvs of their own for
+# tests/interop/aggregation.py
+for old_cf in "cfa06 3.16" "cfa04 3.13"; do
+  set -- $old_cf
+  v=$repo_root/target/venv-$1
+  if [ ! -x "$v/bin/python" ] || ! "$v/bin/python" -c 'import cf' >/dev/null 2>&1; then
+    echo "setup-deps: creating $v (cf-python $2)"
+    python3 -m venv "$v"
+    "$v/bin/pip" install -q --no-cache-dir --disable-pip-version-check "cf-python==$2.*" ||
+      echo "setup-deps: cf-python $2 could not be installed: the interop harness skips its form (and says so)" >&2
+  fi
+done
 export NCZARR_RS_PYTHON=$venv/bin/python

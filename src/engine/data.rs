@@ -974,6 +974,10 @@ impl Dataset {
         if slab.is_empty() {
             return Ok(());
         }
+        // an aggregated variable: its partitions, not chunks of this store
+        if let Some(src) = &v.source {
+            return src.read(slab, out);
+        }
         let lay = ChunkLayout::new(self, gid, varid as usize)?;
         let grid = Grid::new(slab, &lay.chunks);
         let cache = v.cache.clone();

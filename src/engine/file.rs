@@ -120,7 +120,19 @@ pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
 }
 
 /// `nc_open`: reads the dataset's metadata; writable with `NC_WRITE`.
+/// Opened read-only, its aggregation variables are interpreted
+/// (`engine::aggregate`) unless the URL's mode has `noaggregate` or the
+/// environment `NCZARR_RS_AGGREGATE=0`.
 pub fn open(path: &str, omode: i32) -> NcResult<Dataset> {
+    open_with(path, omode, true)
+}
+
+/// `nc_open` showing the dataset as stored (no aggregation).
+pub fn open_as_stored(path: &str, omode: i32) -> NcResult<Dataset> {
+    open_with(path, omode, false)
+}
+
+fn open_with(path: &str, omode: i32, aggregate: bool) -> NcResult<Dataset> {
     check_mode_combination(omode)?;
     let u = location(path, omode)?;
     let writable = omode & NC_WRITE != 0;
@@ -138,6 +150,11 @@ pub fn open(path: &str, omode: i32) -> NcResult<Dataset> {
     ds.writable = ds.writable && writable;
     if u.pure_zarr {
         ds.pure_zarr = true;
+    }
+    let aggregate =
+        aggregate && !ds.writable && !u.modes.iter().any(|m| m == "noaggregate") && super::aggregate::enabled_by_env();
+    if aggregate {
+        super::aggregate::apply(&mut ds)?;
     }
     Ok(ds)
 }

@@ -3,6 +3,7 @@
 //! Nothing in here knows about C: no raw pointers, no `extern "C"`. The
 //! `ffi` layer translates C calls into calls on this module.
 
+pub mod aggregate;
 pub mod cache;
 pub mod consts;
 pub mod convert;

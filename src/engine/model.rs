@@ -98,6 +98,9 @@ pub struct Var {
     /// Zarr v3 shards: the chunks (`chunks`) are stored together in
     /// objects of this shape (`sharding_indexed`).
     pub shard: Option<Shard>,
+    /// Where the data come from when not from chunks of this store: an
+    /// aggregated variable's partitions (`engine::aggregate`).
+    pub source: Option<Arc<super::aggregate::Aggregated>>,
 }
 
 /// How a Zarr v3 variable's chunks are grouped into shards: `shape`
@@ -452,6 +455,7 @@ impl Dataset {
             quantize: super::quantize::Quantize::default(),
             cache: Arc::new(super::cache::ChunkCache::new(super::cache::defaults())),
             shard: None,
+            source: None,
         };
         var.chunks = default_chunks(&self.var_shape(&var), &self.var_unlimited(&var), type_size(nctype).unwrap_or(1));
         let g = &mut self.groups[gid];

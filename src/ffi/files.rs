@@ -18,6 +18,7 @@ use std::ptr::null_mut;
 /// reach.
 pub(crate) unsafe fn new_dataset(path: *const c_char, mode: c_int, ncidp: *mut c_int, create: bool) -> NcResult<()> {
     let path = c_str(path)?;
+    super::external::install();
     let ds = if create { file::create(path, mode)? } else { file::open(path, mode)? };
     let id = add_file(ds)?;
     out(ncidp, make_ncid(id, 0));

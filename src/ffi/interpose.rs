@@ -117,6 +117,40 @@ fn loaded_libnetcdf() -> Option<usize> {
     })
 }
 
+/// Sonames tried, in order, for a libnetcdf to read netCDF files with
+/// (aggregation fragments) when the process has none: Debian's, then any.
+const READER_SONAMES: [&CStr; 2] = [c"libnetcdf.so.19", c"libnetcdf.so"];
+static READER_LIBRARY: AtomicUsize = AtomicUsize::new(0);
+
+/// A libnetcdf to read netCDF files with (the aggregation's fragments):
+/// the one calls are forwarded to (see [`library`]), else one loaded here
+/// by its soname and kept for the life of the process.
+pub(crate) fn reading_library() -> Option<usize> {
+    if let Some(l) = library() {
+        return Some(l);
+    }
+    let found = READER_LIBRARY.load(Ordering::Acquire);
+    if found != 0 {
+        return Some(found);
+    }
+    for name in READER_SONAMES {
+        // SAFETY: dlopen of a NUL-terminated soname; the handle is never closed.
+        let h = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_LAZY | libc::RTLD_LOCAL) };
+        if !h.is_null() && !is_self(h, c"nc_inq_libvers") {
+            READER_LIBRARY.store(h as usize, Ordering::Release);
+            return Some(h as usize);
+        }
+    }
+    None
+}
+
+/// The address of `name` in a library of [`reading_library`] (0: none).
+pub(crate) fn symbol_in(lib: usize, name: &CStr) -> usize {
+    let handle = if lib == NEXT { libc::RTLD_NEXT } else { lib as *mut c_void };
+    // SAFETY: dlsym with a NUL-terminated name on a handle from dlopen (or RTLD_NEXT).
+    unsafe { libc::dlsym(handle, name.as_ptr()) as usize }
+}
+
 /// The real library's definition of `name` (NUL-terminated), cached in
 /// `slot`, typed like `model` (this library's own function of that name).
 pub(crate) fn resolve<F: Copy>(slot: &AtomicUsize, name: &'static str, _model: F) -> Option<F> {

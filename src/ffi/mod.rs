@@ -28,6 +28,7 @@ pub mod compat;
 #[rustfmt::skip]
 pub mod data;
 pub mod dispatch;
+pub(crate) mod external;
 pub mod files;
 pub(crate) mod handles;
 pub(crate) mod interpose;

@@ -546,6 +546,7 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
         quantize,
         cache: Arc::new(crate::engine::cache::ChunkCache::new(crate::engine::cache::defaults())),
         shard: None,
+        source: None,
     };
     ds.groups[gid].vars.push(v);
     Ok(())

@@ -546,6 +546,7 @@ fn read_array(ds: &mut Dataset, gid: usize, name: &str, meta: &Map<String, Value
         quantize,
         cache: Arc::new(crate::engine::cache::ChunkCache::new(crate::engine::cache::defaults())),
         shard,
+        source: None,
     };
     ds.groups[gid].vars.push(v);
     Ok(())
