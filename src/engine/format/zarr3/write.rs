@@ -162,7 +162,9 @@ fn array(ds: &Dataset, gid: usize, vid: usize) -> NcResult<Value> {
     let mut grid_shape = chunks.clone();
     match (&v.object_codec, &v.shard) {
         (Some(oc), _) => {
-            codecs.push(json!({ "name": oc.get("id").cloned().unwrap_or(json!("vlen-utf8")), "configuration": {} }))
+            // the string codec is the array-to-bytes codec; the filters follow
+            codecs.push(json!({ "name": oc.get("id").cloned().unwrap_or(json!("vlen-utf8")), "configuration": {} }));
+            codecs.extend(v.codecs.configs().map(|c| codec_to_v3_in(c, &bytes)));
         }
         (None, Some(sh)) if !v.is_scalar() => {
             // the chunk grid is the shards'; the chunks are their inner chunks
