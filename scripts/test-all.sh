@@ -27,6 +27,16 @@ fi
 echo "== cargo test"
 NCZARR_RS_FUZZ_SECONDS=${NCZARR_RS_FUZZ_SECONDS:-20} cargo test --release --locked
 
+echo "== fuzz targets: 20 s each (scripts/fuzz.sh), when nightly and cargo-fuzz are there"
+# Without them, cargo test above replayed the committed corpora through the
+# same target code (tests/fuzz_corpus.rs). NCZARR_RS_CI_FUZZ_SECONDS=0 skips.
+fuzz_seconds=${NCZARR_RS_CI_FUZZ_SECONDS:-20}
+if [ "$fuzz_seconds" != 0 ] && cargo +nightly fuzz --version >/dev/null 2>&1; then
+    bash scripts/fuzz.sh "$fuzz_seconds"
+else
+    echo "nightly/cargo-fuzz not installed (or NCZARR_RS_CI_FUZZ_SECONDS=0): corpora replayed by cargo test only"
+fi
+
 echo "== CMake package: build and install into $stage"
 rm -rf "$stage"
 cmake -S cmake -B target/cmake-pkg -DCMAKE_INSTALL_PREFIX="$stage" -DCMAKE_BUILD_TYPE=Release >/dev/null

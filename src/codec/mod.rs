@@ -151,42 +151,61 @@ impl Chain {
     /// encoded data announces, else increasing guesses up to `limit`.
     pub fn decode_unsized(&self, data: &[u8], limit: usize) -> CodecResult<Vec<u8>> {
         let mut cur = data.to_vec();
-        for c in self.codecs.iter().rev() {
-            if let Some(n) = c.announced_len(&cur) {
-                if n > limit {
-                    return Err(CodecError::NoMemory(n));
-                }
-                cur = c.decode(&cur, n)?;
-                continue;
-            }
-            let mut guess = cur.len().saturating_mul(4).clamp(4096, limit.max(1));
-            cur = loop {
-                match c.decode(&cur, guess) {
-                    Ok(out) => break out,
-                    Err(CodecError::Corrupt(_)) if guess < limit => guess = guess.saturating_mul(4).min(limit),
-                    Err(e) => return Err(e),
-                }
-            };
+        for (i, c) in self.codecs.iter().enumerate().rev() {
+            cur = decode_unknown(&**c, &cur, if i == 0 { limit } else { stage_limit(limit) })?;
         }
         Ok(cur)
     }
 
     /// Decodes a chunk whose decoded size is `decoded_len`. Each codec is
     /// told the size its output must have: the chunk's size, grown by the
-    /// filters before it that know how much they add (a checksum); past a
-    /// codec that does not know, the chunk's size is the best guess.
+    /// filters before it that know how much they add (a checksum). Past a
+    /// codec that does not know (a compressor under another one), the size
+    /// is what the data announces, else found as for an unsized chunk, up to
+    /// [`stage_limit`]. (Giving them the chunk's size failed such stacked
+    /// chains, found by fuzzing.)
     pub fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
         let mut sizes = Vec::with_capacity(self.codecs.len());
         let mut size = Some(decoded_len);
         for c in &self.codecs {
-            sizes.push(size.unwrap_or(decoded_len));
+            sizes.push(size);
             size = size.and_then(|n| c.encoded_len(n));
         }
         let mut cur = data.to_vec();
         for (c, &n) in self.codecs.iter().zip(&sizes).rev() {
-            cur = c.decode(&cur, n)?;
+            cur = match n {
+                Some(n) => c.decode(&cur, n)?,
+                None => decode_unknown(&**c, &cur, stage_limit(decoded_len))?,
+            };
         }
         Ok(cur)
+    }
+}
+
+/// The most an intermediate stage of a chain (the encoded form of the
+/// codecs before it) can hold for a chunk of `n` bytes: compressors expand
+/// incompressible data by far less than 1/16 plus 64 KiB.
+fn stage_limit(n: usize) -> usize {
+    n.saturating_add(n / 16).saturating_add(1 << 16)
+}
+
+/// One codec's decoding of data whose decoded size is not known, of at
+/// most `limit` bytes: the size the data announces, else increasing guesses.
+fn decode_unknown(c: &dyn Codec, data: &[u8], limit: usize) -> CodecResult<Vec<u8>> {
+    if let Some(n) = c.announced_len(data) {
+        if n > limit {
+            return Err(CodecError::NoMemory(n));
+        }
+        return c.decode(data, n);
+    }
+    // (a limit under 4096 made `clamp` panic, found by fuzzing)
+    let mut guess = data.len().saturating_mul(4).max(4096).min(limit.max(1));
+    loop {
+        match c.decode(data, guess) {
+            Ok(out) => return Ok(out),
+            Err(CodecError::Corrupt(_)) if guess < limit => guess = guess.saturating_mul(4).min(limit),
+            Err(e) => return Err(e),
+        }
     }
 }
 

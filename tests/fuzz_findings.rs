@@ -1,0 +1,178 @@
+//! Regression tests for what fuzzing found (fuzz/, scripts/fuzz.sh). Each
+//! test failed (panicked, or lost data) before its fix; the input that found
+//! it is also in the target's committed corpus (`fuzz/seeds/`), replayed by
+//! tests/fuzz_corpus.rs. docs/RELIABILITY.md ("Fuzzing") lists them.
+
+#[allow(dead_code)]
+#[path = "../fuzz/src/lib.rs"]
+mod targets;
+
+use nczarr_rs::codec::Chain;
+use nczarr_rs::engine::consts::*;
+use nczarr_rs::engine::file;
+use nczarr_rs::engine::types::Values;
+use nczarr_rs::map::{Driver, StoreKey};
+use serde_json::json;
+
+/// A memory store `name` holding `objects` (key, JSON text).
+fn mem_store(name: &str, objects: &[(&str, &str)]) {
+    let store = Driver::Memory.create(name, true).unwrap();
+    for (k, v) in objects {
+        store.set(&StoreKey::parse(k).unwrap(), v.as_bytes()).unwrap();
+    }
+}
+
+/// `codec` target: a chunk of unknown size (a `|O` vlen chunk) decoded
+/// with a size limit under 4096 bytes (`NCZARR_RS_MAX_CHUNK_BYTES=1000`)
+/// panicked in `clamp` (min > max).
+#[test]
+fn unsized_decode_with_a_small_limit() {
+    let chain = Chain::new(&[json!({"id": "zlib", "level": 1})], 1).unwrap();
+    let plain = vec![7u8; 900];
+    let enc = chain.encode(&plain).unwrap();
+    assert_eq!(chain.decode_unsized(&enc, 1000).unwrap(), plain);
+    assert!(chain.decode_unsized(&enc, 100).is_err());
+}
+
+/// `codec` target: Fletcher-32 announced its whole buffer (chunk plus
+/// checksum) as the decoded size, so a chunk of exactly the size limit was
+/// refused as too large.
+#[test]
+fn fletcher32_chunk_of_exactly_the_limit() {
+    let chain = Chain::new(&[json!({"id": "fletcher32"})], 1).unwrap();
+    let plain: Vec<u8> = (0..2407u32).map(|i| i as u8).collect();
+    let enc = chain.encode(&plain).unwrap();
+    assert_eq!(chain.decode_unsized(&enc, plain.len()).unwrap(), plain);
+}
+
+/// `metadata` target (netCDF-C 4.9.0 seed: a char variable with a bare
+/// `NaN` fill value) and `attrs` target: a char or string value starting
+/// with U+0001 was written back as a bare JSON token (`"fill_value": ,`),
+/// and the dataset no longer opened after `nc_close`.
+#[test]
+fn values_starting_with_u0001_keep_the_dataset_readable() {
+    let url = "mem://fuzz-finding-u0001#mode=nczarr";
+    let mut ds = file::create(url, NC_CLOBBER).unwrap();
+    let x = ds.def_dim(0, "x", 2).unwrap() as i32;
+    let c = ds.def_var(0, "c", NC_CHAR, &[x]).unwrap() as i32;
+    ds.def_var_fill(0, c, false, Some(Values::Char(vec![1]))).unwrap();
+    ds.put_att(0, NC_GLOBAL, "text", Values::Char(b"\x01abc".to_vec())).unwrap();
+    ds.put_att(0, NC_GLOBAL, "strings", Values::String(vec!["\u{1}x".into(), "\u{1}".into()])).unwrap();
+    ds.put_att(0, c, "one", Values::Char(vec![1])).unwrap();
+    // exactly the text of a bare token's marker (`attrs` target)
+    ds.put_att(0, c, "nan", Values::Char(b"\x01NaN".to_vec())).unwrap();
+    ds.put_att(0, c, "inf", Values::String(vec!["\u{1}-Infinity".into()])).unwrap();
+    ds.close().unwrap();
+
+    let ds = file::open(url, NC_NOWRITE).expect("the dataset opens after close");
+    assert_eq!(ds.inq_var_fill(0, 0).unwrap().1, Values::Char(vec![1]));
+    assert_eq!(ds.get_att(0, NC_GLOBAL, "text").unwrap(), Values::Char(b"\x01abc".to_vec()));
+    assert_eq!(ds.get_att(0, NC_GLOBAL, "strings").unwrap(), Values::String(vec!["\u{1}x".into(), "\u{1}".into()]));
+    assert_eq!(ds.get_att(0, 0, "one").unwrap(), Values::Char(vec![1]));
+    assert_eq!(ds.get_att(0, 0, "nan").unwrap(), Values::Char(b"\x01NaN".to_vec()));
+    assert_eq!(ds.get_att(0, 0, "inf").unwrap(), Values::String(vec!["\u{1}-Infinity".into()]));
+    // and bare tokens are still numbers
+    let j = nczarr_rs::engine::json::parse(b"[NaN, -Infinity]").unwrap();
+    let v = nczarr_rs::engine::json::json_to_values(&j, None).unwrap();
+    assert!(matches!(v, Values::Double(d) if d[0].is_nan() && d[1] == f64::NEG_INFINITY));
+    assert_eq!(nczarr_rs::engine::json::to_text(&j), "[NaN,-Infinity]");
+}
+
+/// The same through a store netCDF-C 4.9.0 wrote: a char variable whose
+/// `.zarray` has a bare `NaN` fill value survives a rewrite.
+#[test]
+fn netcdf_c_4_9_0_char_with_nan_fill_survives_a_rewrite() {
+    let name = "fuzz-finding-490";
+    mem_store(
+        name,
+        &[
+            (
+                ".zgroup",
+                r#"{"zarr_format": 2, "_NCZARR_SUPERBLOCK": {"version": "2.0.0"}, "_NCZARR_GROUP": {"dims": {"x": 2}, "vars": ["v"], "groups": []}}"#,
+            ),
+            (
+                "v/.zarray",
+                r#"{"zarr_format": 2, "shape": [2], "dtype": "<U1", "chunks": [2], "fill_value": NaN, "order": "C", "compressor": null, "filters": null, "_NCZARR_ARRAY": {"dimrefs": ["/x"], "storage": "chunked"}}"#,
+            ),
+        ],
+    );
+    let url = format!("mem://{name}#mode=nczarr");
+    let mut ds = file::open(&url, NC_WRITE).unwrap();
+    let fill = ds.inq_var_fill(0, 0).unwrap().1;
+    ds.close().unwrap();
+    let ds = file::open(&url, NC_NOWRITE).expect("the rewritten dataset opens");
+    assert_eq!(ds.inq_var_fill(0, 0).unwrap().1, fill);
+}
+
+/// Incompressible bytes.
+fn noise(n: usize) -> Vec<u8> {
+    targets::seeds::pseudo_random(n, 1)
+}
+
+/// `codec` target: a compressor under another one (`filters: [zlib]`,
+/// `compressor: zlib` or `zstd`) was decoded with the chunk's size as the
+/// size of the intermediate stage, which the inner compressor makes larger
+/// (incompressible data) or smaller: the data did not read back.
+#[test]
+fn stacked_compressors_decode() {
+    let plain = noise(5000);
+    for chain in [
+        vec![json!({"id": "zlib", "level": 0}), json!({"id": "zlib"})],
+        vec![json!({"id": "zlib"}), json!({"id": "zstd", "level": 1})],
+        vec![json!({"id": "zlib"}), json!({"id": "zlib", "level": "0"}), json!({"id": "zlib"})],
+        vec![json!({"id": "bz2"}), json!({"id": "lz4"}), json!({"id": "fletcher32"})],
+    ] {
+        let c = Chain::new(&chain, 1).unwrap();
+        let enc = c.encode(&plain).unwrap();
+        assert_eq!(c.decode(&enc, plain.len()).unwrap(), plain, "{chain:?}");
+        assert_eq!(c.decode_unsized(&enc, plain.len()).unwrap(), plain, "{chain:?} unsized");
+    }
+}
+
+/// The same through the netCDF API: `nc_def_var_deflate` then
+/// `nc_def_var_zstandard` on one variable gave a variable whose data could
+/// not be read back (`NC_EFILTER`).
+#[test]
+fn deflate_then_zstandard_reads_back() {
+    let url = "mem://fuzz-finding-stacked#mode=nczarr";
+    let mut ds = file::create(url, NC_CLOBBER).unwrap();
+    let x = ds.def_dim(0, "x", 4096).unwrap() as i32;
+    let v = ds.def_var(0, "v", NC_UBYTE, &[x]).unwrap() as i32;
+    ds.def_var_deflate(0, v, false, true, 1).unwrap();
+    ds.def_var_zstd(0, v, 3).unwrap();
+    ds.enddef().unwrap();
+    let data = noise(4096);
+    ds.write_all(0, v, &Ok(Values::UByte(data.clone()))).unwrap();
+    ds.close().unwrap();
+    let ds = file::open(url, NC_NOWRITE).unwrap();
+    assert_eq!(ds.read_all(0, v).unwrap().unwrap(), Values::UByte(data));
+}
+
+/// `metadata` target: a pure Zarr variable in a subgroup without dimension
+/// names gets an anonymous dimension in the root; written back, its
+/// `_ARRAY_DIMENSIONS` name then made a dimension in the subgroup, so a
+/// rewrite changed the dataset.
+#[test]
+fn anonymous_dimensions_stay_in_the_root_across_a_rewrite() {
+    let name = "fuzz-finding-anonymous";
+    mem_store(
+        name,
+        &[
+            (".zgroup", r#"{"zarr_format": 2}"#),
+            ("g/.zgroup", r#"{"zarr_format": 2}"#),
+            (
+                "g/s/.zarray",
+                r#"{"zarr_format": 2, "shape": [3], "dtype": "<i4", "chunks": [3], "fill_value": 0, "order": "C", "compressor": null, "filters": null}"#,
+            ),
+        ],
+    );
+    let url = format!("mem://{name}#mode=zarr");
+    let outline = |ds: &nczarr_rs::engine::model::Dataset| -> Vec<(String, usize)> {
+        ds.dims.iter().map(|d| (d.name.clone(), d.group)).collect()
+    };
+    let mut ds = file::open(&url, NC_WRITE).unwrap();
+    let before = outline(&ds);
+    assert_eq!(before, [("_Anonymous_Dim_3".to_string(), 0)]);
+    ds.close().unwrap();
+    assert_eq!(outline(&file::open(&url, NC_NOWRITE).unwrap()), before);
+}
