@@ -176,3 +176,75 @@ fn anonymous_dimensions_stay_in_the_root_across_a_rewrite() {
     ds.close().unwrap();
     assert_eq!(outline(&file::open(&url, NC_NOWRITE).unwrap()), before);
 }
+
+/// `zip` target: an archive with an object `v` and an entry `v/.zattrs`
+/// that the tree rule refuses (kept verbatim). Written back, the refused
+/// entry came first and took `v`'s place: `v` could no longer be read.
+#[test]
+fn zip_rewrite_keeps_which_entry_is_the_object() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.zip");
+    let mut zw = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+    for (name, data) in [("v", &b"object"[..]), ("v/.zattrs", b"{}"), (".zgroup", b"{\"zarr_format\": 2}")] {
+        zw.start_file(name, zip::write::SimpleFileOptions::default()).unwrap();
+        zw.write_all(data).unwrap();
+    }
+    zw.finish().unwrap();
+    let location = path.to_str().unwrap();
+    let v = StoreKey::parse("v").unwrap();
+    let store = Driver::Zip.open(location, true).unwrap();
+    assert_eq!(store.get(&v).unwrap().unwrap(), b"object");
+    store.set(&StoreKey::parse("added").unwrap(), b"x").unwrap();
+    store.flush().unwrap();
+    drop(store);
+    for _ in 0..2 {
+        let store = Driver::Zip.open(location, true).unwrap();
+        assert_eq!(store.get(&v).unwrap().as_deref(), Some(&b"object"[..]));
+        assert_eq!(store.list_prefix(&StoreKey::root()).unwrap().len(), 3, "v, .zgroup, added");
+        store.set(&StoreKey::parse("added").unwrap(), b"y").unwrap();
+        store.flush().unwrap();
+    }
+    let archive = zip::ZipArchive::new(std::fs::File::open(&path).unwrap()).unwrap();
+    assert!(archive.index_for_name("v/.zattrs").is_some(), "the refused entry is kept");
+}
+
+/// `metadata` target: a pure Zarr char variable as netCDF-C 4.9.0 writes it
+/// (`<U1`) was written back as `|S1` at close, which reads as a string:
+/// opening for writing and closing changed the variable's type.
+#[test]
+fn pure_zarr_u1_char_keeps_its_type_across_a_rewrite() {
+    let name = "fuzz-finding-u1";
+    mem_store(
+        name,
+        &[
+            (".zgroup", r#"{"zarr_format": 2}"#),
+            (
+                "v/.zarray",
+                r#"{"zarr_format": 2, "shape": [2], "dtype": "<U1", "chunks": [2], "fill_value": "", "order": "C", "compressor": null, "filters": null}"#,
+            ),
+            ("v/.zattrs", r#"{"_ARRAY_DIMENSIONS": ["x"]}"#),
+            ("v/0", "ab"),
+        ],
+    );
+    let url = format!("mem://{name}#mode=zarr");
+    let mut ds = file::open(&url, NC_WRITE).unwrap();
+    assert_eq!(ds.var(0, 0).unwrap().nctype, NC_CHAR);
+    ds.close().unwrap();
+    let ds = file::open(&url, NC_NOWRITE).unwrap();
+    assert_eq!(ds.var(0, 0).unwrap().nctype, NC_CHAR, "still char after the rewrite");
+    assert_eq!(ds.read_all(0, 0).unwrap().unwrap(), Values::Char(b"ab".to_vec()));
+}
+
+/// `url` target: `https://.s3.amazonaws.com/` parsed as a location whose
+/// bucket is "" (and `a..s3` as bucket `a.`).
+#[test]
+fn s3_locations_with_empty_bucket_labels_are_refused() {
+    use nczarr_rs::map::s3::parse_location;
+    for bad in
+        ["https://.s3.amazonaws.com/?,s6", "https://a..s3.amazonaws.com/k", "https://.b.s3.us-east-1.amazonaws.com/"]
+    {
+        assert!(parse_location(bad).is_err(), "{bad}");
+    }
+    assert_eq!(parse_location("https://my.bucket.s3.amazonaws.com/k").unwrap().bucket, "my.bucket");
+}

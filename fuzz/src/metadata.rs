@@ -93,14 +93,24 @@ pub fn check_open_walk_rewrite(url: &str) {
     }
     let Ok(mut ds) = file::open(url, NC_WRITE) else { return };
     let before = walk(&ds);
+    // A `.zmetadata` may hide objects that are not consolidated (read when
+    // the root has no `.zgroup`); once the rewrite adds one, the objects
+    // themselves are read, garbage included: the dataset may then differ,
+    // or be refused with an error. Not compared.
+    let consolidated = ds.consolidated;
     if ds.close().is_err() {
         return;
     }
     drop(ds);
     let again = match file::open(url, NC_NOWRITE) {
         Ok(ds) => ds,
+        Err(_) if consolidated => return,
         Err(e) => panic!("{url}: opened, closed without error, then cannot be opened: {e}"),
     };
+    if consolidated {
+        walk(&again);
+        return;
+    }
     let after = walk(&again);
     assert_eq!(before, after, "{url}: the rewrite at close changed the dataset");
 }

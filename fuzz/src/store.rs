@@ -206,7 +206,13 @@ fn define(inp: &mut Input, ds: &mut Dataset, pure_zarr: bool) -> Model {
                 .expect("def_var_endian");
         }
         if inp.below(3) == 0 {
-            let fill = as_values(nctype, &[element(inp, nctype)]);
+            let mut fill = element(inp, nctype);
+            if nctype == NC_CHAR {
+                // JSON text holds UTF-8 only: a char fill byte past 0x7f is
+                // stored as U+FFFD (docs/RELIABILITY.md, "Fuzzing")
+                fill[0] &= 0x7f;
+            }
+            let fill = as_values(nctype, &[fill]);
             ds.def_var_fill(gid, varid, false, Some(fill)).expect("def_var_fill");
         }
         let fill = elements(&ds.inq_var_fill(gid, varid).expect("inq_var_fill").1).remove(0);

@@ -816,6 +816,7 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
     let mut unreadable = None;
     let mut object_codec = None;
     let mut stored_dtype = None;
+    let mut kept_dtype = None;
     let first_filter = z.get("filters").and_then(Value::as_array).and_then(|f| f.first());
     let dtype_s = z.get("dtype").and_then(Value::as_str).unwrap_or("");
     let dtype = match z.get("dtype") {
@@ -833,7 +834,15 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
             DType { nctype: NC_STRING, endian: NC_ENDIAN_NATIVE, strlen: None, json: false, ucs4: false }
         }
         Some(d) => match d.as_str().map(|s| parse_dtype(s, r.pure_zarr)) {
-            Some(Ok(t)) if !t.json => t,
+            Some(Ok(t)) if !t.json => {
+                // pure Zarr char spelt otherwise than this library writes it
+                // (netCDF-C 4.9.0's `<U1`): kept, since `|S1` reads back as a
+                // string (a rewrite changed the variable's type: fuzzing)
+                if r.pure_zarr && t.nctype == NC_CHAR && dtype_s != format_dtype(NC_CHAR, t.endian, 1, true) {
+                    kept_dtype = Some(dtype_s.to_string());
+                }
+                t
+            }
             _ => {
                 stored_dtype = Some(d.as_str().map_or_else(|| d.to_string(), str::to_string));
                 unreadable = Some(NcError::with(NC_EBADTYPE, format!("{vkey}: dtype {d} is not supported")));
@@ -992,7 +1001,7 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
         dtype_strlen: dtype.strlen,
         ucs4: dtype.ucs4,
         object_codec,
-        stored_dtype,
+        stored_dtype: stored_dtype.or(kept_dtype),
         unreadable,
         persisted: true,
         has_data: true,

@@ -115,6 +115,11 @@ fn bad(location: &str) -> MapError {
     MapError::InvalidLocation(location.to_string())
 }
 
+/// A virtual-host bucket name's labels: at least one, none empty.
+fn valid_labels(labels: &[&str]) -> bool {
+    !labels.is_empty() && labels.iter().all(|l| !l.is_empty())
+}
+
 /// Parses any of the accepted location forms.
 pub fn parse_location(location: &str) -> MapResult<S3Location> {
     let (base, fragment) = location.split_once('#').unwrap_or((location, ""));
@@ -161,8 +166,9 @@ pub fn parse_location(location: &str) -> MapResult<S3Location> {
                     let (b, k) = split_path(path)?;
                     (None, b, k)
                 }
-                [b @ .., "s3"] if !b.is_empty() => (None, b.join("."), path.to_string()),
-                [b @ .., "s3", r] if !b.is_empty() => {
+                // a bucket's DNS labels are never empty (`.s3`, `a..s3`)
+                [b @ .., "s3"] if valid_labels(b) => (None, b.join("."), path.to_string()),
+                [b @ .., "s3", r] if valid_labels(b) => {
                     url_region = Some(r.to_string());
                     (None, b.join("."), path.to_string())
                 }
