@@ -12,9 +12,16 @@
  *
  * Destination buffers are touched before the clock starts: faulting in a
  * fresh 1 GiB buffer costs the same for every library (0.19 s of CPU on the
- * reference VM) and would otherwise hide the libraries' own costs. */
+ * reference VM) and would otherwise hide the libraries' own costs.
+ *
+ * The 1-D cases (write-1d, read-1d, strided-1d; not in run.sh's default
+ * list) measure the data path's memory: a float32 variable of N1D
+ * elements (default 10^8, 381 MiB; BENCH_N1D overrides) in chunks of 10^6,
+ * uncompressed, written and read whole, and read with stride 7. Their peak
+ * RSS is the caller's buffer plus what the library adds. */
 #define _POSIX_C_SOURCE 200809L
 #include <netcdf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +32,9 @@
 
 static size_t NX = 1024, NY = 512, NZ = 512;
 static const size_t CH = 64;
+static size_t N1D = 100000000;
+static const size_t CH1D = 1000000;
+static const ptrdiff_t STRIDE1D = 7;
 
 static double now(void) {
     struct timespec t;
@@ -47,6 +57,31 @@ static void url(char *out, size_t n, const char *dir, const char *name) {
     snprintf(out, n, "file://%s/%s#mode=nczarr,file", dir, name);
 }
 
+/* The write cases: creates PATH with a float variable "v" of SHAPE in
+ * CHUNKS, uncompressed, without fill, and writes it whole from values
+ * i % 1000003 (prepared before the clock starts at *T0). */
+static void write_var(const char *path, int nd, const size_t *shape, const size_t *chunks, double *t0, double *t1) {
+    static const char *names[3] = {"x", "y", "z"};
+    size_t n = 1, i;
+    int nc, v, d[3], k;
+    float *data;
+    for (k = 0; k < nd; k++) n *= shape[k];
+    data = malloc(n * sizeof(float));
+    if (!data) exit(1);
+    for (i = 0; i < n; i++) data[i] = (float)(i % 1000003);
+    *t0 = now();
+    E(nc_create(path, NC_CLOBBER | NC_NETCDF4, &nc));
+    for (k = 0; k < nd; k++) E(nc_def_dim(nc, names[k], shape[k], &d[k]));
+    E(nc_def_var(nc, "v", NC_FLOAT, nd, d, &v));
+    E(nc_def_var_chunking(nc, v, NC_CHUNKED, chunks));
+    E(nc_def_var_fill(nc, v, 1, NULL));
+    E(nc_enddef(nc));
+    E(nc_put_var_float(nc, v, data));
+    E(nc_close(nc));
+    *t1 = now();
+    free(data);
+}
+
 int main(int argc, char **argv) {
     char path[4096];
     const char *c, *dir;
@@ -57,29 +92,14 @@ int main(int argc, char **argv) {
     c = argv[1];
     dir = argv[2];
     NX = env_size("BENCH_NX", NX); NY = env_size("BENCH_NY", NY); NZ = env_size("BENCH_NZ", NZ);
+    N1D = env_size("BENCH_N1D", N1D);
     total = NX * NY * NZ;
     url(path, sizeof path, dir, "big.zarr");
 
     if (strcmp(c, "write") == 0) {
-        int d[3];
-        size_t ch[3] = {CH, CH, CH};
-        float *data = malloc(total * sizeof(float));
-        if (!data) return 1;
-        for (i = 0; i < total; i++) data[i] = (float)(i % 1000003);
-        t0 = now();
-        E(nc_create(path, NC_CLOBBER | NC_NETCDF4, &nc));
-        E(nc_def_dim(nc, "x", NX, &d[0]));
-        E(nc_def_dim(nc, "y", NY, &d[1]));
-        E(nc_def_dim(nc, "z", NZ, &d[2]));
-        E(nc_def_var(nc, "v", NC_FLOAT, 3, d, &v));
-        E(nc_def_var_chunking(nc, v, NC_CHUNKED, ch));
-        E(nc_def_var_fill(nc, v, 1, NULL));
-        E(nc_enddef(nc));
-        E(nc_put_var_float(nc, v, data));
-        E(nc_close(nc));
-        t1 = now();
+        size_t shape[3] = {NX, NY, NZ}, ch[3] = {CH, CH, CH};
+        write_var(path, 3, shape, ch, &t0, &t1);
         bytes = total * sizeof(float);
-        free(data);
     } else if (strcmp(c, "read") == 0) {
         float *data = malloc(total * sizeof(float));
         if (!data) return 1;
@@ -93,6 +113,28 @@ int main(int argc, char **argv) {
         for (i = 0; i < total; i += 4099)
             if (data[i] != (float)(i % 1000003)) { fprintf(stderr, "bench: wrong value at %lu\n", (unsigned long)i); return 1; }
         bytes = total * sizeof(float);
+        free(data);
+    } else if (strcmp(c, "write-1d") == 0) {
+        url(path, sizeof path, dir, "one.zarr");
+        write_var(path, 1, &N1D, &CH1D, &t0, &t1);
+        bytes = N1D * sizeof(float);
+    } else if (strcmp(c, "read-1d") == 0 || strcmp(c, "strided-1d") == 0) {
+        int strided = strcmp(c, "strided-1d") == 0;
+        size_t start = 0, count = strided ? (N1D + STRIDE1D - 1) / STRIDE1D : N1D;
+        size_t step = strided ? (size_t)STRIDE1D : 1;
+        float *data = malloc(count * sizeof(float));
+        if (!data) return 1;
+        memset(data, 0xff, count * sizeof(float));
+        url(path, sizeof path, dir, "one.zarr");
+        t0 = now();
+        E(nc_open(path, NC_NOWRITE, &nc));
+        E(nc_inq_varid(nc, "v", &v));
+        E(nc_get_vars_float(nc, v, &start, &count, strided ? &STRIDE1D : NULL, data));
+        E(nc_close(nc));
+        t1 = now();
+        for (i = 0; i < count; i += 4099)
+            if (data[i] != (float)((i * step) % 1000003)) { fprintf(stderr, "bench: wrong value at %lu\n", (unsigned long)i); return 1; }
+        bytes = count * sizeof(float);
         free(data);
     } else if (strcmp(c, "slabs") == 0) {
         /* planes [:, :, k]: orthogonal to the chunks, 1/64 of every chunk they touch */

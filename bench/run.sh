@@ -7,6 +7,8 @@
 #   bash bench/run.sh [DIR]      (DIR: where the ~1 GiB datasets go; default a temp dir)
 #
 # BENCH_NX/NY/NZ shrink the variable (default 1024 x 512 x 512 floats).
+# BENCH_CASES picks the cases (default: the six below); the 1-D memory
+# cases are write-1d, read-1d and strided-1d (BENCH_N1D elements, 10^8).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-deps.sh
@@ -18,7 +20,7 @@ bin=$(mktemp -d)
 cflags="-std=c99 -O2 -Wall -Wextra -Werror"
 cc $cflags -Iinclude -o "$bin/bench_ours" bench/bench.c -Ltarget/release -lnczarr_rs -Wl,-rpath,"$PWD/target/release"
 cc $cflags -o "$bin/bench_netcdf_c" bench/bench.c -lnetcdf
-cases="write read slabs points meta-create meta-open"
+cases=${BENCH_CASES:-"write read slabs points meta-create meta-open"}
 declare -A T B R
 REPEAT=${BENCH_REPEAT:-3}
 run() { # run LIB CASE COMMAND...: best wall time of REPEAT runs, largest RSS

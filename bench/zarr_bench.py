@@ -1,5 +1,5 @@
 """The benchmark cases of bench.c with zarr-python 3 (Zarr v2 format,
-uncompressed, 64^3 chunks), one case per process.
+uncompressed, 64^3 chunks; 10^6 for the 1-D cases), one case per process.
 
 Usage: zarr_bench.py CASE DIR   -> prints RESULT <case> <s> <bytes> <peak KiB>"""
 import os
@@ -12,7 +12,9 @@ import zarr
 
 case, d = sys.argv[1], sys.argv[2]
 NX, NY, NZ = (int(os.environ.get(k, v)) for k, v in (("BENCH_NX", 1024), ("BENCH_NY", 512), ("BENCH_NZ", 512)))
+N1D = int(os.environ.get("BENCH_N1D", 100_000_000))
 path = f"{d}/big_zarr.zarr"
+path1d = f"{d}/one_zarr.zarr"
 nbytes = 0
 if case == "write":
     data = (np.arange(NX * NY * NZ, dtype=np.int64) % 1000003).astype("f4").reshape(NX, NY, NZ)
@@ -46,6 +48,23 @@ elif case == "points":
         v = a[i, j, k]
     t1 = time.perf_counter()
     nbytes = 40000
+elif case == "write-1d":
+    data = (np.arange(N1D, dtype=np.int64) % 1000003).astype("f4")
+    t0 = time.perf_counter()
+    a = zarr.create_array(path1d, shape=data.shape, chunks=(1_000_000,), dtype="f4", zarr_format=2,
+                          compressors=None, fill_value=None, overwrite=True)
+    a[...] = data
+    t1 = time.perf_counter()
+    nbytes = data.nbytes
+elif case in ("read-1d", "strided-1d"):
+    step = 7 if case == "strided-1d" else 1
+    out = np.full(((N1D + step - 1) // step,), -1, dtype="f4")
+    t0 = time.perf_counter()
+    a = zarr.open_array(path1d, mode="r")
+    out[...] = a[::step]
+    t1 = time.perf_counter()
+    assert out[3] == (3 * step) % 1000003
+    nbytes = out.nbytes
 elif case == "meta-create":
     t0 = time.perf_counter()
     g = zarr.open_group(f"{d}/meta_zarr.zarr", mode="w", zarr_format=2)

@@ -14,6 +14,7 @@ FALLBACKS = {
     "nczmap_features": "CHECK({call} == NCZM_UNIMPLEMENTED);",
     "nczarr_rs_udf_dispatch": "CHECK({call} == NULL);",
     "nc_rc_get": "CHECK({call} == NULL);",
+    "nczarr_rs_last_error": 'CHECK(strcmp({call}, "") == 0);',
 }
 # nc_advise is C (src/ffi/advise.c); its guarded body, nczarr_rs_advise, is
 # covered. nc_create_par/nc_open_par are declared only with <mpi.h>; their

@@ -29,6 +29,8 @@ int main(int argc, char **argv) {
 
     ARM("nczmap_create");  EXPECT(nczmap_create(NCZM_FILE, url, 0, 0, NULL, &id), NC_EINTERNAL);
     CHECK(id == 7); /* no output on failure */
+    /* the panic's message is the call's detail */
+    CHECK(strncmp(nczarr_rs_last_error(), "nczmap_create: panic: nczarr-rs test hook", 41) == 0);
     ARM("nczmap_open");    EXPECT(nczmap_open(NCZM_MEMORY, "mem://panic", 0, 0, NULL, &id), NC_EINTERNAL);
     ARM("nczmap_exists");  EXPECT(nczmap_exists(map, "/k"), NC_EINTERNAL);
     ARM("nczmap_len");     EXPECT(nczmap_len(map, "/k", &len), NC_EINTERNAL);

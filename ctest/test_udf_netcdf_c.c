@@ -124,6 +124,40 @@ int main(int argc, char **argv) {
         OK(nc_close(nc));
     }
 #endif
+
+    /* two netCDF-C ncids for the same path are two datasets of ours: closing
+       one leaves the other */
+    {
+        int nc2;
+        OK(nc_open(path, NC_UDF0, &nc));
+        OK(nc_open(path, NC_UDF0, &nc2));
+        CHECK(nc != nc2);
+        OK(nc_close(nc));
+        OK(nc_get_var_float(nc2, 0, back));
+        CHECK(memcmp(data, back, sizeof data) == 0);
+        OK(nc_close(nc2));
+        CHECK(nc_inq(nc2, &ndims, NULL, NULL, NULL) == NC_EBADID);
+    }
+
+    /* a store netCDF-C routed to us fails with NC_ENCZARR; the detail is in
+       nczarr_rs_last_error */
+    {
+        const char *(*last_error)(void);
+        char zarray[4200];
+        FILE *f;
+        *(void **)&last_error = dlsym(lib, "nczarr_rs_last_error");
+        CHECK(last_error != NULL);
+        snprintf(zarray, sizeof zarray, "%s/v/.zarray", path);
+        f = fopen(zarray, "w");
+        CHECK(f != NULL);
+        if (f) { fputs("{\"zarr_format\": 2, ", f); fclose(f); }
+        CHECK(nc_open(path, NC_UDF0, &nc) == NC_ENCZARR);
+        if (last_error) {
+            const char *e = last_error();
+            CHECK(strncmp(e, "nczarr_rs_udf_open: /v/.zarray: bad JSON", 40) == 0);
+            printf("nczarr_rs_last_error: %s\n", e);
+        }
+    }
     printf("test_udf_netcdf_c: %d checks, %d failed\n", checks, failures);
     return failures != 0;
 }

@@ -1231,8 +1231,8 @@ int nc_copy_data(int ncid, nc_type xtypeid, const void *memory, size_t count, vo
 int nc_copy_data_all(int ncid, nc_type xtypeid, const void *memory, size_t count, void **copyp);
 
 /**
- * Prints the dataset's metadata objects (as last written or read) to
- * standard output.
+ * A no-op for a valid ncid, as in netCDF-C's NCZarr (a library does not
+ * write to the program's standard output).
  */
 int nc_show_metadata(int ncid);
 
@@ -2939,6 +2939,24 @@ const char *nc_strerror(int ncerr);
 int nczarr_rs_advise(const char *routine_name, int err, const char *message);
 
 /**
+ * What went wrong in the last call into this library on this thread that
+ * failed: the function, then the detail behind its status (the store key,
+ * the byte or JSON position, the reason), e.g.
+ * `nc_open: /v/.zarray: bad JSON: expected value at line 1 column 9`.
+ * A call without more to say than its status gives
+ * `function: <nc_strerror text>`; before any failure the text is "".
+ * A call that succeeded by ignoring bad store content (a malformed
+ * consolidated `.zmetadata`, which is then skipped, as netCDF-C does) also
+ * leaves its note here. Successful calls leave it unchanged; calls that go
+ * to another libnetcdf in the process (see `NCZARR_RS_LIBNETCDF`) are not
+ * recorded. Each thread has its own.
+ *
+ * The string belongs to the library; it stays valid on this thread until
+ * the next call that fails or leaves a note. Never NULL.
+ */
+const char *nczarr_rs_last_error(void);
+
+/**
  * Opens a dataset from a read-only memory image (`NC_WRITE` is
  * `NC_EINVAL`, as in netCDF-C). Zip stores are this library's; other
  * images go to the real libnetcdf.
@@ -3245,9 +3263,9 @@ int nc_def_var_filter(int ncid,
                       const unsigned int *parms);
 
 /**
- * `NC_NOERR` for the filters this build can encode and decode (deflate,
- * shuffle, fletcher32, bzip2, zstd, blosc, lz4), `NC_ENOFILTER` for any
- * other.
+ * `NC_NOERR` for the filters this build can encode and decode (the codec
+ * registry's: deflate, shuffle, fletcher32, bzip2, zstd, blosc, lz4),
+ * `NC_ENOFILTER` for any other.
  */
 int nc_inq_filter_avail(int ncid, unsigned int id);
 

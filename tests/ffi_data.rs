@@ -519,11 +519,17 @@ fn checksum_bzip2_lz4_filters() {
         // not notice a change that still inflates
         let raw = dir.path().join("c.zarr/f/0");
         let z = chunk("f");
-        let mut plain =
-            nczarr_rs::codec::Chain::new(&[json!({"id": "zlib", "level": 5})], 4).unwrap().decode(&z, 4004).unwrap();
+        let mut plain = nczarr_rs::codec::Pipeline::from_zarr_v2(&[json!({"id": "zlib", "level": 5})], None, "<i4")
+            .chain()
+            .unwrap()
+            .decode(&z, 4004)
+            .unwrap();
         plain[100] ^= 1;
-        let tampered =
-            nczarr_rs::codec::Chain::new(&[json!({"id": "zlib", "level": 5})], 4).unwrap().encode(&plain).unwrap();
+        let tampered = nczarr_rs::codec::Pipeline::from_zarr_v2(&[json!({"id": "zlib", "level": 5})], None, "<i4")
+            .chain()
+            .unwrap()
+            .encode(&plain)
+            .unwrap();
         std::fs::write(&raw, tampered).unwrap();
         assert_eq!(nc_open(path.as_ptr(), NC_NOWRITE, &mut nc), 0);
         let mut back = vec![0i32; 1000];

@@ -7,12 +7,17 @@
 #[path = "../fuzz/src/lib.rs"]
 mod targets;
 
-use nczarr_rs::codec::Chain;
+use nczarr_rs::codec::{Chain, Pipeline};
 use nczarr_rs::engine::consts::*;
 use nczarr_rs::engine::file;
 use nczarr_rs::engine::types::Values;
 use nczarr_rs::map::{Driver, StoreKey};
 use serde_json::json;
+
+/// The runnable chain of `codecs` (as `.zarray` filters) for bytes.
+fn chain(codecs: &[serde_json::Value]) -> std::sync::Arc<Chain> {
+    Pipeline::from_zarr_v2(codecs, None, "|u1").chain().unwrap()
+}
 
 /// A memory store `name` holding `objects` (key, JSON text).
 fn mem_store(name: &str, objects: &[(&str, &str)]) {
@@ -27,7 +32,7 @@ fn mem_store(name: &str, objects: &[(&str, &str)]) {
 /// panicked in `clamp` (min > max).
 #[test]
 fn unsized_decode_with_a_small_limit() {
-    let chain = Chain::new(&[json!({"id": "zlib", "level": 1})], 1).unwrap();
+    let chain = chain(&[json!({"id": "zlib", "level": 1})]);
     let plain = vec![7u8; 900];
     let enc = chain.encode(&plain).unwrap();
     assert_eq!(chain.decode_unsized(&enc, 1000).unwrap(), plain);
@@ -39,7 +44,7 @@ fn unsized_decode_with_a_small_limit() {
 /// refused as too large.
 #[test]
 fn fletcher32_chunk_of_exactly_the_limit() {
-    let chain = Chain::new(&[json!({"id": "fletcher32"})], 1).unwrap();
+    let chain = chain(&[json!({"id": "fletcher32"})]);
     let plain: Vec<u8> = (0..2407u32).map(|i| i as u8).collect();
     let enc = chain.encode(&plain).unwrap();
     assert_eq!(chain.decode_unsized(&enc, plain.len()).unwrap(), plain);
@@ -116,16 +121,16 @@ fn noise(n: usize) -> Vec<u8> {
 #[test]
 fn stacked_compressors_decode() {
     let plain = noise(5000);
-    for chain in [
+    for codecs in [
         vec![json!({"id": "zlib", "level": 0}), json!({"id": "zlib"})],
         vec![json!({"id": "zlib"}), json!({"id": "zstd", "level": 1})],
         vec![json!({"id": "zlib"}), json!({"id": "zlib", "level": "0"}), json!({"id": "zlib"})],
         vec![json!({"id": "bz2"}), json!({"id": "lz4"}), json!({"id": "fletcher32"})],
     ] {
-        let c = Chain::new(&chain, 1).unwrap();
+        let c = chain(&codecs);
         let enc = c.encode(&plain).unwrap();
-        assert_eq!(c.decode(&enc, plain.len()).unwrap(), plain, "{chain:?}");
-        assert_eq!(c.decode_unsized(&enc, plain.len()).unwrap(), plain, "{chain:?} unsized");
+        assert_eq!(c.decode(&enc, plain.len()).unwrap(), plain, "{codecs:?}");
+        assert_eq!(c.decode_unsized(&enc, plain.len()).unwrap(), plain, "{codecs:?} unsized");
     }
 }
 
@@ -139,7 +144,7 @@ fn deflate_then_zstandard_reads_back() {
     let x = ds.def_dim(0, "x", 4096).unwrap() as i32;
     let v = ds.def_var(0, "v", NC_UBYTE, &[x]).unwrap() as i32;
     ds.def_var_deflate(0, v, false, true, 1).unwrap();
-    ds.def_var_zstd(0, v, 3).unwrap();
+    ds.def_var_codec_filter(0, v, H5Z_FILTER_ZSTD, &[3]).unwrap();
     ds.enddef().unwrap();
     let data = noise(4096);
     ds.write_all(0, v, &Ok(Values::UByte(data.clone()))).unwrap();

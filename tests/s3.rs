@@ -64,7 +64,10 @@ mod conformance {
         read_only_rejects_writes,
         destroy_removes_dataset,
         unusual_but_valid_names,
-        concurrent_writers_and_readers
+        concurrent_writers_and_readers,
+        versioned_reads_and_conditional_writes,
+        conditional_writes_lose_no_update,
+        store_lock_is_exclusive
     );
 }
 

@@ -74,9 +74,9 @@ fn build(dir: &Path) -> [&'static str; 5] {
     write(dir, "pickled/.zattrs", dims);
     write(dir, "bare/.zarray", zarray(r#""|O""#, "null", "null", "null").as_bytes());
     write(dir, "bare/.zattrs", dims);
-    write(dir, "lzma/.zarray", zarray(r#""<i4""#, "null", r#"{"id": "lzma"}"#, "null").as_bytes());
-    write(dir, "lzma/.zattrs", dims);
-    write(dir, "lzma/0", b"not decodable here");
+    write(dir, "zfp/.zarray", zarray(r#""<i4""#, "null", r#"{"id": "zfpy", "mode": 4}"#, "null").as_bytes());
+    write(dir, "zfp/.zattrs", dims);
+    write(dir, "zfp/0", b"not decodable here");
     words
 }
 
@@ -158,7 +158,7 @@ fn undecodable_variables_do_not_stop_the_open() {
             ("record", NC_UBYTE, NC_EBADTYPE),
             ("pickled", NC_STRING, NC_ENOFILTER),
             ("bare", NC_STRING, NC_ENOFILTER),
-            ("lzma", NC_INT, NC_ENOFILTER),
+            ("zfp", NC_INT, NC_ENOFILTER),
         ] {
             let v = varid(nc, name);
             let (mut t, mut nd) = (0, 0);

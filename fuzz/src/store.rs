@@ -1,6 +1,6 @@
 //! Target `store`: a small random dataset is created through the engine's
-//! netCDF API (memory, directory or zip store; NCZarr, old keys, pure Zarr
-//! or consolidated), with random groups, dimensions (fixed and unlimited),
+//! netCDF API (memory, directory or zip store; NCZarr, old keys, pure Zarr,
+//! consolidated, Zarr v2 or v3), with random groups, dimensions (fixed and unlimited),
 //! variables of every atomic type (chunking, codecs, fill values, byte
 //! order) and attributes, written with random hyperslabs over one or more
 //! open/close sessions, and read back after every close.
@@ -19,6 +19,9 @@ use nczarr_rs::engine::file;
 use nczarr_rs::engine::model::Dataset;
 use nczarr_rs::engine::types::{type_size, Values};
 use std::collections::BTreeMap;
+
+/// HDF5's filter id for LZ4 (the filter API reaches numcodecs' `lz4` by it).
+const H5Z_FILTER_LZ4: u32 = 32004;
 
 /// What was defined and written: the oracle.
 struct Model {
@@ -58,8 +61,17 @@ struct Place {
 }
 
 fn place(inp: &mut Input) -> Place {
-    let modes =
-        inp.pick(&["nczarr", "nczarr,oldkeys", "nczarr,consolidated", "zarr", "zarr,consolidated", "nczarr,noxarray"]);
+    let modes = inp.pick(&[
+        "nczarr",
+        "nczarr,oldkeys",
+        "nczarr,consolidated",
+        "zarr",
+        "zarr,consolidated",
+        "nczarr,noxarray",
+        "nczarr,v3",
+        "zarr,v3",
+        "nczarr,v3,consolidated",
+    ]);
     let name = super::unique("fuzz-store");
     let pure_zarr = modes.starts_with("zarr") || modes.contains("noxarray");
     match inp.below(4) {
@@ -183,21 +195,29 @@ fn define(inp: &mut Input, ds: &mut Dataset, pure_zarr: bool) -> Model {
         // codecs, up to three stacked: some refuse some types (NC_EFILTER
         // for strings), as netCDF-C's do
         for _ in 0..1 + inp.below(3) {
-            let _ = match inp.below(8) {
+            let _ = match inp.below(9) {
                 0 => ds.def_var_deflate(gid, varid, inp.bool(), true, 1 + inp.below(9) as i32),
                 1 => ds.def_var_deflate(gid, varid, true, false, 0),
-                2 => ds.def_var_zstd(gid, varid, inp.below(6) as i32 - 1),
-                3 => ds.def_var_blosc(
-                    gid,
-                    varid,
-                    inp.pick(&[0, 1, 2, 4, 5]),
-                    inp.below(10) as u32,
-                    0,
-                    inp.below(3) as u32,
-                ),
+                // as nc_def_var_zstandard and nc_def_var_blosc pass them
+                2 => ds.def_var_codec_filter(gid, varid, H5Z_FILTER_ZSTD, &[(inp.below(6) as i32 - 1) as u32]),
+                3 => {
+                    let (cname, level, shuffle) =
+                        (inp.pick(&[0, 1, 2, 4, 5]), inp.below(10) as u32, inp.below(3) as u32);
+                    ds.def_var_codec_filter(gid, varid, H5Z_FILTER_BLOSC, &[0, 0, 0, 0, level, shuffle, cname])
+                }
                 4 => ds.def_var_codec_filter(gid, varid, H5Z_FILTER_BZIP2, &[1 + inp.below(9) as u32]),
-                5 => ds.def_var_codec_filter(gid, varid, nczarr_rs::engine::filters::H5Z_FILTER_LZ4, &[]),
+                5 => ds.def_var_codec_filter(gid, varid, H5Z_FILTER_LZ4, &[]),
                 6 => ds.def_var_codec_filter(gid, varid, H5Z_FILTER_FLETCHER32, &[]),
+                // lossless codecs of the registry without an HDF5 id
+                7 => {
+                    let codec = match inp.below(4) {
+                        0 => serde_json::json!({"id": "lzma", "preset": 1}),
+                        1 => serde_json::json!({"id": "crc32"}),
+                        2 => serde_json::json!({"id": "adler32", "location": "end"}),
+                        _ => serde_json::json!({"id": "crc32c"}),
+                    };
+                    ds.def_var_codec(gid, varid, codec, true)
+                }
                 _ => Ok(()),
             };
         }

@@ -9,7 +9,7 @@
 //! dtype that is not written back as the same type).
 
 use nczarr_rs::engine::consts::NC_CHAR;
-use nczarr_rs::engine::meta::{format_dtype, parse_dtype};
+use nczarr_rs::engine::format::zarr2::dtype::{format_dtype, parse_dtype};
 use nczarr_rs::engine::url;
 use nczarr_rs::map::s3::parse_location;
 use nczarr_rs::map::StoreKey;

@@ -9,12 +9,64 @@
 //! environment variables, and are safe to call from many threads. Chunks
 //! are already coded in parallel, so Blosc runs one internal thread.
 
+use super::registry::{self, Ctx, Decl, ParamError, Stage};
 use super::{Codec, CodecError, CodecResult};
+use serde_json::{json, Value};
 use std::ffi::{c_void, CString};
 
 /// Blosc back ends this build has, by numcodecs' `cname`, with netCDF-C's
 /// codes (`netcdf_filter.h`'s `BLOSC_LZ` ...). Snappy is not built.
 pub const CNAMES: [(&str, u32); 5] = [("blosclz", 0), ("lz4", 1), ("lz4hc", 2), ("zlib", 4), ("zstd", 5)];
+
+/// netCDF-C's code for Snappy (`BLOSC_SNAPPY`), which is not built.
+const SNAPPY: u32 = 3;
+/// netCDF-C's `BLOSC_SHUFFLE` (byte shuffle).
+const BYTE_SHUFFLE: u32 = 1;
+
+pub const DECL: Decl = Decl {
+    id: "blosc",
+    hdf5_id: Some(32001),
+    stage: Stage::BytesToBytes,
+    build: Some(build),
+    to_hdf5,
+    from_hdf5: Some(from_hdf5),
+};
+
+fn cname(cfg: &Value) -> &str {
+    cfg.get("cname").and_then(Value::as_str).unwrap_or("lz4")
+}
+
+/// numcodecs' defaults: lz4, level 5, byte shuffle, automatic block size.
+fn build(cfg: &Value, ctx: &Ctx) -> CodecResult<Box<dyn Codec>> {
+    let p = |name, default| registry::int(cfg, name).unwrap_or(default);
+    Ok(Box::new(Blosc::new(cname(cfg), p("clevel", 5), p("shuffle", 1), p("blocksize", 0), ctx.dtype.size)?))
+}
+
+/// Seven parameters, as netCDF-C's `nc_def_var_blosc` passes them: 0, 0,
+/// 0, block size, level, shuffle, back end. numcodecs' AUTOSHUFFLE (-1)
+/// shows as byte shuffle (it bit-shuffles one-byte elements only).
+fn to_hdf5(cfg: &Value, _: &Ctx) -> Vec<u32> {
+    let name = cname(cfg);
+    let code = match name {
+        "snappy" => SNAPPY,
+        _ => CNAMES.iter().find(|(n, _)| *n == name).map_or(1, |(_, c)| *c),
+    };
+    let p = |name, default| registry::int(cfg, name).unwrap_or(default);
+    let shuffle = p("shuffle", 1);
+    let shuffle = if shuffle < 0 { BYTE_SHUFFLE } else { shuffle as u32 };
+    vec![0, 0, 0, p("blocksize", 0) as u32, p("clevel", 5) as u32, shuffle, code]
+}
+
+/// The seven parameters of `to_hdf5`: a back end this build has, level
+/// 0-9, shuffle 0-2.
+fn from_hdf5(params: &[u32], _: &Ctx) -> Result<Value, ParamError> {
+    let &[_, _, _, blocksize, clevel, shuffle, code] = params else { return Err(ParamError::Count) };
+    let cname = CNAMES.iter().find(|(_, c)| *c == code).map(|(n, _)| *n).ok_or(ParamError::Value)?;
+    if clevel > 9 || shuffle > 2 {
+        return Err(ParamError::Value);
+    }
+    Ok(json!({"id": "blosc", "cname": cname, "clevel": clevel, "shuffle": shuffle, "blocksize": blocksize}))
+}
 
 /// numcodecs' shuffle modes.
 pub const AUTOSHUFFLE: i64 = -1;

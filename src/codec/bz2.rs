@@ -4,8 +4,33 @@
 //! Rust port of libbz2 1.0.8 with its exact stream format), so there is no
 //! C library to link and no exported `BZ2_*` symbol.
 
+use super::registry::{self, Ctx, Decl, ParamError, Stage};
 use super::{Codec, CodecError, CodecResult};
 use bzip2::{Action, Compress, Compression, Decompress, Status};
+use serde_json::{json, Value};
+
+pub const DECL: Decl = Decl {
+    id: "bz2",
+    hdf5_id: Some(307),
+    stage: Stage::BytesToBytes,
+    build: Some(build),
+    to_hdf5: registry::level_to_hdf5,
+    from_hdf5: Some(from_hdf5),
+};
+
+fn build(cfg: &Value, _: &Ctx) -> CodecResult<Box<dyn Codec>> {
+    let level = registry::level(cfg, "bz2", |l| (1..=9).contains(&l))?;
+    Ok(Box::new(Bz2 { level: level as u32 }))
+}
+
+/// One parameter, the level 1-9 (netCDF-C's `nc_def_var_bzip2`).
+fn from_hdf5(params: &[u32], _: &Ctx) -> Result<Value, ParamError> {
+    match *params {
+        [level] if (1..=9).contains(&level) => Ok(json!({"id": "bz2", "level": level})),
+        [_] => Err(ParamError::Value),
+        _ => Err(ParamError::Count),
+    }
+}
 
 #[derive(Debug)]
 pub struct Bz2 {

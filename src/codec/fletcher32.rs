@@ -3,7 +3,23 @@
 //! bytes. Decoding checks the checksum and strips it; a mismatch is corrupt
 //! data (netCDF-C's plugin fails the read the same way).
 
+use super::registry::{no_params, Ctx, Decl, ParamError, Stage};
 use super::{Codec, CodecError, CodecResult};
+use serde_json::{json, Value};
+
+pub const DECL: Decl = Decl {
+    id: "fletcher32",
+    hdf5_id: Some(3),
+    stage: Stage::BytesToBytes,
+    build: Some(|_, _| Ok(Box::new(Fletcher32))),
+    to_hdf5: no_params,
+    from_hdf5: Some(from_hdf5),
+};
+
+/// Parameters are ignored, as netCDF-C's plugin does.
+fn from_hdf5(_: &[u32], _: &Ctx) -> Result<Value, ParamError> {
+    Ok(json!({"id": "fletcher32"}))
+}
 
 #[derive(Debug)]
 pub struct Fletcher32;

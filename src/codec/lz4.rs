@@ -5,7 +5,30 @@
 //! is kept in the metadata but does not change what is written; any LZ4
 //! decoder reads the result.
 
+use super::registry::{self, Ctx, Decl, ParamError, Stage};
 use super::{Codec, CodecError, CodecResult};
+use serde_json::{json, Value};
+
+/// The HDF5 filter id registered for LZ4. netCDF-C has no NCZarr codec for
+/// it; the id lets the filter API reach numcodecs' `lz4`.
+pub const DECL: Decl = Decl {
+    id: "lz4",
+    hdf5_id: Some(32004),
+    stage: Stage::BytesToBytes,
+    // numcodecs' `acceleration` tunes liblz4's encoder only (see above)
+    build: Some(|_, _| Ok(Box::new(Lz4))),
+    to_hdf5: |cfg, _| vec![registry::int(cfg, "acceleration").unwrap_or(1) as i32 as u32],
+    from_hdf5: Some(from_hdf5),
+};
+
+/// No parameter (numcodecs' default acceleration 1) or the acceleration.
+fn from_hdf5(params: &[u32], _: &Ctx) -> Result<Value, ParamError> {
+    match params {
+        [] => Ok(json!({"id": "lz4", "acceleration": 1})),
+        &[a] => Ok(json!({"id": "lz4", "acceleration": a as i32})),
+        _ => Err(ParamError::Count),
+    }
+}
 
 #[derive(Debug)]
 pub struct Lz4;

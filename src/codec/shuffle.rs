@@ -1,7 +1,36 @@
 //! numcodecs `Shuffle` (HDF5 filter 2): byte `k` of every element is
 //! gathered into the `k`-th block. A trailing partial element is left as is.
 
-use super::{Codec, CodecResult};
+use super::registry::{self, no_params, Ctx, Decl, ParamError, Stage};
+use super::{Codec, CodecError, CodecResult};
+use serde_json::{json, Value};
+
+pub const DECL: Decl = Decl {
+    id: "shuffle",
+    hdf5_id: Some(2),
+    stage: Stage::BytesToBytes,
+    build: Some(build),
+    // netCDF-C shows no parameter (its plugin works out the element size)
+    to_hdf5: no_params,
+    from_hdf5: Some(from_hdf5),
+};
+
+/// `elementsize` 0 (netCDF-C 4.10 writes it) or absent: the size of the
+/// array's elements.
+fn build(cfg: &Value, ctx: &Ctx) -> CodecResult<Box<dyn Codec>> {
+    let size = match registry::int(cfg, "elementsize") {
+        None | Some(0) => ctx.dtype.size,
+        Some(n) if n > 0 => n as usize,
+        Some(n) => return Err(CodecError::BadConfig("shuffle", format!("elementsize {n}"))),
+    };
+    Ok(Box::new(Shuffle { size }))
+}
+
+/// Parameters are ignored, as netCDF-C's plugin does: the element size is
+/// the array's.
+fn from_hdf5(_: &[u32], ctx: &Ctx) -> Result<Value, ParamError> {
+    Ok(json!({"id": "shuffle", "elementsize": ctx.dtype.size}))
+}
 
 #[derive(Debug)]
 pub struct Shuffle {

@@ -1,9 +1,50 @@
-//! numcodecs `Zlib` (HDF5 deflate, filter 1) and `GZip`, through the system
-//! zlib (libz-sys).
+//! numcodecs `Zlib` (`{"id": "zlib", "level": L}`, HDF5 deflate: filter
+//! id 1) and `GZip`, through zlib (libz-sys, built statically). netCDF-C's
+//! deflate plugin stores level `k` (0-9) as `{"id": "zlib", "level": k}`
+//! and compresses with `compress2` (zlib framing, 15 window bits, memory
+//! level 8, default strategy), as `encode` does; level 0 is zlib's stored
+//! blocks. `gzip` shows as deflate in the filter API too, but only `zlib`
+//! is defined through it.
 
+use super::registry::{self, Ctx, Decl, ParamError, Stage};
 use super::{Codec, CodecError, CodecResult};
 use libz_sys as z;
+use serde_json::{json, Value};
 use std::os::raw::c_int;
+
+pub const ZLIB: Decl = Decl {
+    id: "zlib",
+    hdf5_id: Some(1),
+    stage: Stage::BytesToBytes,
+    build: Some(build),
+    to_hdf5: registry::level_to_hdf5,
+    from_hdf5: Some(from_hdf5),
+};
+
+pub const GZIP: Decl = Decl {
+    id: "gzip",
+    hdf5_id: Some(1),
+    stage: Stage::BytesToBytes,
+    build: Some(build),
+    to_hdf5: registry::level_to_hdf5,
+    from_hdf5: None,
+};
+
+/// numcodecs' default level is 1; -1 is zlib's default (6).
+fn build(cfg: &Value, _: &Ctx) -> CodecResult<Box<dyn Codec>> {
+    let level = registry::level(cfg, "zlib", |l| (-1..=9).contains(&l))?;
+    Ok(Box::new(Zlib { level: level as i32, gzip: registry::json_id(cfg) == "gzip" }))
+}
+
+/// One parameter, the level 0-9 (netCDF-C's `NC_MIN_DEFLATE_LEVEL` to
+/// `NC_MAX_DEFLATE_LEVEL`).
+fn from_hdf5(params: &[u32], _: &Ctx) -> Result<Value, ParamError> {
+    let &[level] = params else { return Err(ParamError::Count) };
+    if level > 9 {
+        return Err(ParamError::Value);
+    }
+    Ok(json!({"id": "zlib", "level": level as i32}))
+}
 
 #[derive(Debug)]
 pub struct Zlib {

@@ -4,8 +4,41 @@
 //! (`nc_def_var_zstandard`). libzstd is compiled into the library (zstd-sys),
 //! so there is no runtime dependency and no exported zstd symbol.
 
+use super::registry::{self, Ctx, Decl, ParamError, Stage};
 use super::{Codec, CodecError, CodecResult};
+use serde_json::{json, Value};
 use zstd::zstd_safe::CParameter;
+
+pub const DECL: Decl = Decl {
+    id: "zstd",
+    hdf5_id: Some(32015),
+    stage: Stage::BytesToBytes,
+    build: Some(build),
+    to_hdf5: registry::level_to_hdf5,
+    from_hdf5: Some(from_hdf5),
+};
+
+/// The level: numcodecs' default is 1; 0 is libzstd's default (3).
+fn build(cfg: &Value, _: &Ctx) -> CodecResult<Box<dyn Codec>> {
+    let level = registry::level(cfg, "zstd", |l| LEVELS.contains(&l))?;
+    let checksum = match cfg.get("checksum") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(v) => return Err(CodecError::BadConfig("zstd", format!("checksum {v}"))),
+    };
+    Ok(Box::new(Zstd { level: level as i32, checksum }))
+}
+
+/// One parameter, the level (`nc_def_var_zstandard`; negative ones as
+/// their two's complement).
+fn from_hdf5(params: &[u32], _: &Ctx) -> Result<Value, ParamError> {
+    let &[p] = params else { return Err(ParamError::Count) };
+    let level = p as i32;
+    if !LEVELS.contains(&i64::from(level)) {
+        return Err(ParamError::Value);
+    }
+    Ok(json!({"id": "zstd", "level": level}))
+}
 
 /// Levels libzstd accepts: negative ones are its fast modes, 0 its default (3).
 pub const LEVELS: std::ops::RangeInclusive<i64> = -131072..=22;

@@ -1,29 +1,31 @@
-//! Element-wise conversion between the in-memory type of a caller's buffer
-//! and the type of a variable, with netCDF-C's range rules. Runs of
-//! native-endian bytes are converted by loops monomorphised per type pair;
-//! equal types are a plain copy.
+//! The one conversion engine between netCDF's numeric types, with
+//! netCDF-C's range rules: out-of-range values are converted as C casts do
+//! and reported (`NC_ERANGE`). [`Elem::from_num`] holds the rules for one
+//! value; [`convert`] runs them over native-endian buffers with loops
+//! monomorphised per type pair (equal types are a plain copy), and
+//! `types::Values` uses them for attributes and fill values.
 
 use super::consts::*;
 
-/// One element type in native-endian bytes.
-trait Elem: Copy {
-    const SIZE: usize;
-    fn get(b: &[u8]) -> Self;
-    fn put(self, b: &mut [u8]);
-    /// Converts with C cast semantics; `true` if the value was out of range.
-    fn from_i128(v: i128) -> (Self, bool);
-    fn from_f64(v: f64) -> (Self, bool);
-    fn widen(self) -> Wide;
-}
-
-#[derive(Clone, Copy)]
-enum Wide {
+/// One number on its way between two types.
+#[derive(Debug, Clone, Copy)]
+pub enum Num {
     I(i128),
     F(f64),
 }
 
-macro_rules! int_elem {
-    ($($t:ty),*) => {$(
+/// One element type in native-endian bytes.
+pub(crate) trait Elem: Copy {
+    const SIZE: usize;
+    fn get(b: &[u8]) -> Self;
+    fn put(self, b: &mut [u8]);
+    /// Converts with C cast semantics; `true` if the value was out of range.
+    fn from_num(v: Num) -> (Self, bool);
+    fn to_num(self) -> Num;
+}
+
+macro_rules! elem {
+    ($kind:ident: $($t:ty),*) => {$(
         impl Elem for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
             #[inline(always)]
@@ -31,74 +33,49 @@ macro_rules! int_elem {
             #[inline(always)]
             fn put(self, b: &mut [u8]) { b[..Self::SIZE].copy_from_slice(&self.to_ne_bytes()) }
             #[inline(always)]
-            fn from_i128(v: i128) -> (Self, bool) { (v as $t, v < <$t>::MIN as i128 || v > <$t>::MAX as i128) }
+            fn from_num(v: Num) -> (Self, bool) { elem!(@from $kind $t, v) }
             #[inline(always)]
-            fn from_f64(v: f64) -> (Self, bool) {
+            fn to_num(self) -> Num { elem!(@to $kind self) }
+        }
+    )*};
+    (@from int $t:ty, $v:expr) => {
+        match $v {
+            Num::I(v) => (v as $t, v < <$t>::MIN as i128 || v > <$t>::MAX as i128),
+            Num::F(v) => {
                 let t = v.trunc();
                 (v as $t, !(t >= <$t>::MIN as f64 && t <= <$t>::MAX as f64))
             }
-            #[inline(always)]
-            fn widen(self) -> Wide { Wide::I(self as i128) }
         }
-    )*};
+    };
+    (@from float $t:ty, $v:expr) => {
+        match $v {
+            Num::I(v) => (v as $t, false),
+            // only a finite value beyond the type's range (f32)
+            Num::F(v) => (v as $t, v.is_finite() && v.abs() > <$t>::MAX as f64),
+        }
+    };
+    (@to int $x:expr) => { Num::I($x as i128) };
+    (@to float $x:expr) => { Num::F($x as f64) };
 }
-int_elem!(i8, u8, i16, u16, i32, u32, i64, u64);
+elem!(int: i8, u8, i16, u16, i32, u32, i64, u64);
+elem!(float: f32, f64);
 
-impl Elem for f32 {
-    const SIZE: usize = 4;
-    #[inline(always)]
-    fn get(b: &[u8]) -> Self {
-        f32::from_ne_bytes(b[..4].try_into().unwrap())
-    }
-    #[inline(always)]
-    fn put(self, b: &mut [u8]) {
-        b[..4].copy_from_slice(&self.to_ne_bytes())
-    }
-    #[inline(always)]
-    fn from_i128(v: i128) -> (Self, bool) {
-        (v as f32, false)
-    }
-    #[inline(always)]
-    fn from_f64(v: f64) -> (Self, bool) {
-        (v as f32, v.is_finite() && v.abs() > f32::MAX as f64)
-    }
-    #[inline(always)]
-    fn widen(self) -> Wide {
-        Wide::F(self as f64)
-    }
-}
-
-impl Elem for f64 {
-    const SIZE: usize = 8;
-    #[inline(always)]
-    fn get(b: &[u8]) -> Self {
-        f64::from_ne_bytes(b[..8].try_into().unwrap())
-    }
-    #[inline(always)]
-    fn put(self, b: &mut [u8]) {
-        b[..8].copy_from_slice(&self.to_ne_bytes())
-    }
-    #[inline(always)]
-    fn from_i128(v: i128) -> (Self, bool) {
-        (v as f64, false)
-    }
-    #[inline(always)]
-    fn from_f64(v: f64) -> (Self, bool) {
-        (v, false)
-    }
-    #[inline(always)]
-    fn widen(self) -> Wide {
-        Wide::F(self)
-    }
+/// Converts numbers to `T` with [`Elem::from_num`]; `range` is set if one
+/// was out of range.
+pub(crate) fn from_nums<T: Elem>(nums: &[Num], range: &mut bool) -> Vec<T> {
+    nums.iter()
+        .map(|&n| {
+            let (v, r) = T::from_num(n);
+            *range |= r;
+            v
+        })
+        .collect()
 }
 
 fn run<S: Elem, D: Elem>(src: &[u8], dst: &mut [u8], n: usize) -> bool {
     let mut range = false;
     for i in 0..n {
-        let (v, r) = match S::get(&src[i * S::SIZE..]).widen() {
-            Wide::I(x) => D::from_i128(x),
-            Wide::F(x) => D::from_f64(x),
-        };
+        let (v, r) = D::from_num(S::get(&src[i * S::SIZE..]).to_num());
         range |= r;
         v.put(&mut dst[i * D::SIZE..]);
     }

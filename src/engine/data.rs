@@ -1,25 +1,31 @@
 //! Reading and writing variable data: netCDF hyperslabs (start, count,
 //! stride, memory map) over Zarr chunks.
 //!
-//! A request is resolved into a [`Slab`]. For every chunk it touches, in
+//! A request is resolved into a [`Slab`]. Its chunks are enumerated by a
+//! [`Grid`] and its elements within a chunk by [`Runs`] (`engine::slab`),
+//! both computed, never listed, so a request costs O(rank) memory per chunk
+//! in flight beyond the caller's buffer. For every chunk it touches, in
 //! parallel (rayon), the chunk is taken from the cache or the store (a
 //! missing chunk is made of the fill value), decoded to native byte order,
-//! and the touched elements are copied to or from the caller's memory,
-//! converting between the memory type and the variable's type. Contiguous
-//! runs are copied as runs. A write that covers a whole chunk does not read
-//! it first, and goes straight to the store; a partial write is a
+//! and the touched elements are copied to or from the caller's memory run
+//! by run, converting between the memory type and the variable's type
+//! (`engine::convert`). A write that covers a whole chunk does not read it
+//! first, and goes straight to the store; a partial write is a
 //! read-modify-write kept in the chunk cache until it is evicted or flushed.
 
-use super::cache::ChunkCache;
+use super::cache::{Base, ChunkCache, Dirty, DirtyMask};
 use super::consts::*;
 use super::convert::{convert, elem_size, swap_bytes};
 use super::error::*;
 use super::model::{native_endian, Dataset, Var};
+pub use super::slab::Slab;
+use super::slab::{Grid, Part, Run, Runs};
 use super::types::{range_result, Values};
 use super::{NcError, NcResult};
-use crate::map::{Store, StoreKey};
+use crate::map::{Store, StoreKey, Version};
 use crate::process::PerProcess;
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -49,56 +55,29 @@ pub(crate) static CPU_POOL: PerProcess<rayon::ThreadPool> = PerProcess::new(|| {
         .expect("a thread pool can be built")
 });
 
-/// Runs `work` over the chunks of a request, in parallel when there are
-/// several (`parallel`), on the pool that suits the store.
-fn for_chunks<F>(store: &dyn Store, combos: &[Vec<usize>], parallel: bool, work: F) -> NcResult<()>
+/// Runs `work` over chunks `0..n` of a request's [`Grid`], in parallel when
+/// there are several (`parallel`), on the pool that suits the store.
+/// Sequential work goes in the grid's order.
+fn for_chunks<F>(store: &dyn Store, n: usize, parallel: bool, work: F) -> NcResult<()>
 where
-    F: Fn(&Vec<usize>) -> NcResult<()> + Sync + Send,
+    F: Fn(usize) -> NcResult<()> + Sync + Send,
 {
-    if !parallel || combos.len() < 2 {
-        return combos.iter().try_for_each(work);
+    if !parallel || n < 2 {
+        return (0..n).try_for_each(work);
     }
     let pool = if store.io_bound() { &IO_POOL } else { &CPU_POOL };
-    pool.get().install(|| combos.par_iter().try_for_each(work))
+    pool.get().install(|| (0..n).into_par_iter().try_for_each(work))
 }
 
 /// A read touching at most this fraction of a chunk, in at most
 /// `PARTIAL_READ_RUNS` runs, reads byte ranges of an uncompressed chunk
 /// instead of the whole chunk.
-const PARTIAL_READ_FRACTION: usize = 8;
-const PARTIAL_READ_RUNS: usize = 16;
+const PARTIAL_READ_FRACTION: u64 = 8;
+const PARTIAL_READ_RUNS: u64 = 16;
 
-/// A resolved hyperslab: per dimension start, count and stride, and the
-/// memory map (element strides of the caller's buffer).
-#[derive(Debug, Clone)]
-pub struct Slab {
-    pub start: Vec<u64>,
-    pub count: Vec<u64>,
-    pub stride: Vec<u64>,
-    pub imap: Vec<u64>,
-    /// The memory map is the plain C order of `count` (vara/vars).
-    pub dense: bool,
-}
-
-impl Slab {
-    /// Number of elements the caller's buffer must hold ([`Dataset::slab`]
-    /// checked that it fits the address space).
-    pub fn mem_elems(&self) -> usize {
-        self.mem_extent().unwrap_or(u64::MAX) as usize
-    }
-
-    /// `mem_elems` with checked arithmetic (`None` on overflow).
-    fn mem_extent(&self) -> Option<u64> {
-        if self.count.contains(&0) {
-            return Some(0);
-        }
-        self.count.iter().zip(&self.imap).try_fold(1u64, |acc, (&c, &m)| (c - 1).checked_mul(m)?.checked_add(acc))
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.count.contains(&0)
-    }
-}
+/// Fill values for a chunk that is not materialised are made this many
+/// bytes at a time (at least one element).
+const FILL_PIECE_BYTES: usize = 64 * 1024;
 
 /// `NC_ENOMEM` for a buffer of `n` bytes that is over the limit or cannot be had.
 fn no_memory(what: &str, n: u64) -> NcError {
@@ -131,8 +110,10 @@ fn vlen_cell(off: u64, len: u64) -> [u8; VLEN_CELL] {
     c
 }
 
-/// What chunk I/O needs to know about a variable.
-struct Layout {
+/// What chunk I/O needs to know about a variable: chunk shape and strides,
+/// element size and byte order, fill value, key prefix, codecs. (Not
+/// `model::Layout`, which is the metadata format of a dataset.)
+struct ChunkLayout {
     ftype: NcType,
     esize: usize,
     shape: Vec<u64>,
@@ -140,7 +121,7 @@ struct Layout {
     cstrides: Vec<u64>,
     celems: usize,
     swap: bool,
-    sep: char,
+    chunk_keys: super::format::ChunkKeys,
     key: StoreKey,
     fill: Vec<u8>,
     /// The fill string of a variable-length string variable.
@@ -152,8 +133,8 @@ struct Layout {
     codec_err: Option<NcError>,
 }
 
-impl Layout {
-    fn new(ds: &Dataset, gid: usize, varid: usize) -> NcResult<Layout> {
+impl ChunkLayout {
+    fn new(ds: &Dataset, gid: usize, varid: usize) -> NcResult<ChunkLayout> {
         let v = &ds.groups[gid].vars[varid];
         let (shape, chunks) = if v.is_scalar() { (vec![1], vec![1]) } else { (ds.var_shape(v), v.chunks.clone()) };
         let strkind = match v.nctype {
@@ -182,16 +163,11 @@ impl Layout {
             .and_then(|a| usize::try_from(a).ok())
             .filter(|n| n.checked_mul(esize).is_some())
             .ok_or_else(|| NcError::with(NC_EBADCHUNK, "chunk too large"))?;
-        let (chain, codec_err) = if v.codecs.is_empty() {
-            (None, None)
-        } else {
-            match crate::codec::Chain::new(&v.codecs, esize) {
-                Ok(c) => (Some(Arc::new(c)), None),
-                Err(e @ crate::codec::CodecError::Unknown(_)) => {
-                    (None, Some(NcError::with(NC_ENOFILTER, e.to_string())))
-                }
-                Err(e) => (None, Some(NcError::with(NC_EFILTER, e.to_string()))),
-            }
+        // the pipeline was resolved when the variable was read or defined
+        let (chain, codec_err) = match v.codecs.chain() {
+            Ok(c) if c.is_empty() => (None, None),
+            Ok(c) => (Some(c), None),
+            Err(e) => (None, Some(super::filters::pipeline_error(&e))),
         };
         let mut fill_str = String::new();
         let fill = if v.no_fill {
@@ -215,7 +191,7 @@ impl Layout {
                 }
             }
         };
-        Ok(Layout {
+        Ok(ChunkLayout {
             ftype: v.nctype,
             esize,
             shape,
@@ -223,7 +199,7 @@ impl Layout {
             cstrides,
             celems,
             swap: v.endian != native_endian() && strkind == StrKind::None && esize > 1,
-            sep: v.dim_separator,
+            chunk_keys: v.chunk_keys,
             key: ds.var_key(gid, varid),
             fill,
             fill_str,
@@ -233,9 +209,10 @@ impl Layout {
         })
     }
 
-    fn chunk_key(&self, idx: &[u64]) -> NcResult<StoreKey> {
-        let name = idx.iter().map(u64::to_string).collect::<Vec<_>>().join(&self.sep.to_string());
-        Ok(StoreKey::parse(&format!("{}/{}", self.key.as_str(), name))?)
+    /// The key of the chunk of a [`Grid`] whose parts are `parts`.
+    fn chunk_key(&self, parts: &[Part]) -> NcResult<StoreKey> {
+        let idx: Vec<u64> = parts.iter().map(|p| p.chunk).collect();
+        self.chunk_keys.key(&self.key, &idx)
     }
 
     /// Bytes of a decoded chunk.
@@ -379,53 +356,80 @@ impl Layout {
         Ok(())
     }
 
-    /// Native chunk -> store bytes, written.
-    fn encode_and_write(&self, store: &dyn Store, key: &StoreKey, data: &[u8]) -> NcResult<()> {
+    /// Native chunk -> store bytes.
+    fn encode<'a>(&self, key: &StoreKey, data: &'a [u8]) -> NcResult<Cow<'a, [u8]>> {
         self.check_codecs()?;
-        let swapped;
-        let native = if self.swap {
+        let native: Cow<[u8]> = if self.swap {
             let mut b = data.to_vec();
             swap_bytes(&mut b, self.esize);
-            swapped = b;
-            &swapped[..]
+            Cow::Owned(b)
         } else {
-            data
+            Cow::Borrowed(data)
         };
         match &self.chain {
             Some(c) => {
-                let enc = c.encode(native).map_err(|e| NcError::with(NC_EFILTER, format!("chunk {key}: {e}")))?;
-                store.set(key, &enc)?;
+                Ok(Cow::Owned(c.encode(&native).map_err(|e| NcError::with(NC_EFILTER, format!("chunk {key}: {e}")))?))
             }
-            None => store.set(key, native)?,
+            None => Ok(native),
         }
+    }
+
+    /// Native chunk -> store bytes, written.
+    fn encode_and_write(&self, store: &dyn Store, key: &StoreKey, data: &[u8]) -> NcResult<()> {
+        store.set(key, &self.encode(key, data)?)?;
         Ok(())
     }
-}
 
-/// A slab's positions inside one chunk along one dimension:
-/// [(slab index k, index within the chunk)].
-type Positions = Vec<(u64, u64)>;
-/// A slab's positions along one dimension, grouped by chunk: (chunk index, positions).
-type DimPlan = Vec<(u64, Positions)>;
-
-/// The [`DimPlan`] of a slab along one dimension.
-fn dim_plan(start: u64, count: u64, stride: u64, chunk: u64) -> DimPlan {
-    let mut plan: Vec<(u64, Vec<(u64, u64)>)> = Vec::new();
-    for k in 0..count {
-        let i = start + k * stride;
-        let (c, w) = (i / chunk, i % chunk);
-        match plan.last_mut() {
-            Some((lc, v)) if *lc == c => v.push((k, w)),
-            _ => plan.push((c, vec![(k, w)])),
+    /// Writes back a dirty chunk of the cache. All of it changed: written
+    /// as it is. Else a conditional write on the stored chunk it was made
+    /// from; if another writer changed that chunk since (or it is not
+    /// known), the elements this writer changed are merged into the chunk
+    /// as stored now, and written on that condition, until one holds.
+    fn write_back(&self, store: &dyn Store, key: &StoreKey, d: Dirty<'_>) -> NcResult<Option<Base>> {
+        if d.mask.is_full() {
+            self.encode_and_write(store, key, d.data)?;
+            return Ok(Some(Base::Unknown));
         }
+        let mut expected: Option<Option<Version>> = d.base.expected().map(|v| v.cloned());
+        let mut merged = Cow::Borrowed(d.data);
+        for attempt in 0..WRITE_BACK_ATTEMPTS {
+            if let Some(exp) = &expected {
+                match store.put_if(key, &self.encode(key, &merged)?, exp.as_ref()) {
+                    // `merged` is still the cached copy only if nothing was merged
+                    Ok(v) => return Ok(matches!(merged, Cow::Borrowed(_)).then_some(Base::At(v))),
+                    Err(crate::map::MapError::Conflict(_)) => {}
+                    Err(e) => return Err(e.into()),
+                }
+                if attempt > 0 {
+                    // writers that keep colliding: let the others through
+                    std::thread::sleep(std::time::Duration::from_micros(50 << attempt.min(10)));
+                }
+            }
+            let (mut now, version) = match store.get_versioned(key)? {
+                Some((bytes, v)) => (self.decode(key, bytes)?, Some(v)),
+                None => (self.fill_chunk(key)?, None),
+            };
+            d.mask.overlay(&mut now, d.data);
+            merged = Cow::Owned(now);
+            expected = Some(version);
+        }
+        Err(NcError::with(
+            NC_EIO,
+            format!(
+                "chunk {key}: other writers changed it {WRITE_BACK_ATTEMPTS} times while this one merged its values"
+            ),
+        ))
     }
-    plan
 }
 
+/// How often a write-back merges again when other writers keep changing
+/// the chunk under it, before it gives up (`NC_EIO`).
+const WRITE_BACK_ATTEMPTS: u32 = 64;
 /// The caller's memory, shared by the chunk workers. Every chunk touches a
-/// distinct set of slab positions, and the memory map of a dense slab (or
-/// of a `varm` call processed sequentially) sends distinct positions to
-/// distinct elements, so workers never write the same bytes.
+/// distinct set of slab positions, and a disjoint memory map
+/// ([`Slab::disjoint`]: every dense one) sends distinct positions to
+/// distinct elements, so workers never write the same bytes. Reads through
+/// a map that may alias run sequentially.
 struct SharedMut<T> {
     ptr: *mut T,
     len: usize,
@@ -500,105 +504,20 @@ fn encode_string(kind: StrKind, s: &str, out: &mut [u8]) {
     }
 }
 
-/// Walks the touched elements of one chunk as runs:
-/// `f(mem_offset, chunk_offset, run_length)` (offsets in elements).
-fn for_each_run(lay: &Layout, slab: &Slab, groups: &[&Vec<(u64, u64)>], mut f: impl FnMut(usize, usize, usize)) {
-    let nd = groups.len();
-    let last = nd - 1;
-    let inner = groups[last];
-    let contiguous = slab.stride[last] == 1 && lay.cstrides[last] == 1 && slab.imap[last] == 1;
-    let mut idx = vec![0usize; nd];
-    loop {
-        let (mut moff, mut coff) = (0u64, 0u64);
-        for d in 0..last {
-            let (k, w) = groups[d][idx[d]];
-            moff += k * slab.imap[d];
-            coff += w * lay.cstrides[d];
-        }
-        if contiguous {
-            let (k0, w0) = inner[0];
-            f((moff + k0) as usize, (coff + w0) as usize, inner.len());
-        } else {
-            for &(k, w) in inner.iter() {
-                f((moff + k * slab.imap[last]) as usize, (coff + w * lay.cstrides[last]) as usize, 1);
-            }
-        }
-        // odometer over the outer dimensions
-        let mut d = last;
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            idx[d] += 1;
-            if idx[d] < groups[d].len() {
-                break;
-            }
-            idx[d] = 0;
-        }
-    }
-}
-
-/// The chunks of a slab: (per-dimension plans, chunk combinations as indices into them).
-fn plan(lay: &Layout, slab: &Slab) -> (Vec<DimPlan>, Vec<Vec<usize>>) {
-    let per_dim: Vec<_> =
-        (0..lay.shape.len()).map(|d| dim_plan(slab.start[d], slab.count[d], slab.stride[d], lay.chunks[d])).collect();
-    // Cartesian product of chunk groups, as indices into per_dim.
-    let mut combos: Vec<Vec<usize>> = vec![vec![]];
-    for d in &per_dim {
-        combos = combos.into_iter().flat_map(|c| (0..d.len()).map(move |i| [c.clone(), vec![i]].concat())).collect();
-    }
-    (per_dim, combos)
-}
-
-/// The chunk index and per-dimension positions of one chunk of a plan.
-fn chunk_at<'a>(per_dim: &'a [DimPlan], combo: &[usize]) -> (Vec<u64>, Vec<&'a Positions>) {
-    combo.iter().enumerate().map(|(d, &i)| (per_dim[d][i].0, &per_dim[d][i].1)).unzip()
-}
-
-/// The caller's values converted to the variable's (float or double) type
-/// and quantized, at the same memory offsets, and whether a conversion was
-/// out of range. BitGroom alternates on the position of a value in
-/// netCDF-C's write call: the C order of the slab for vara/vars; for varm,
-/// netCDF-C writes one row per call where the last dimension is contiguous
-/// in memory and in the file, else one value per call.
-fn quantize_input(v: &Var, fill: &Values, slab: &Slab, memtype: NcType, buf: &[u8]) -> (Vec<u8>, bool) {
-    let (msize, fsize) = (elem_size(memtype), elem_size(v.nctype));
-    let n = buf.len() / msize;
-    let mut out = vec![0u8; n * fsize];
-    let mut range = false;
-    // (memory offset, position in the write call) of every value
-    let mut places: Vec<(usize, usize)> = Vec::new();
+/// The position in netCDF-C's write call of the first value of a run, on
+/// which BitGroom alternates: the slab's C order for vara/vars (the memory
+/// offset of a dense map); for varm, netCDF-C writes one row per call where
+/// the last dimension is contiguous in memory and in the file, else one
+/// value per call.
+fn quantize_position(slab: &Slab, run: Run) -> usize {
+    let last = slab.count.len() - 1;
     if slab.dense {
-        range = convert(memtype, buf, v.nctype, &mut out, n);
+        run.mem
+    } else if slab.stride[last] == 1 && slab.imap[last] == 1 {
+        run.k as usize
     } else {
-        let nd = slab.count.len();
-        let rows = slab.stride[nd - 1] == 1 && slab.imap[nd - 1] == 1;
-        let total: u64 = slab.count.iter().product();
-        let mut pos = vec![0u64; nd];
-        places.reserve(total as usize);
-        for _ in 0..total {
-            let moff: u64 = pos.iter().zip(&slab.imap).map(|(p, m)| p * m).sum();
-            let moff = moff as usize;
-            places.push((moff, if rows { pos[nd - 1] as usize } else { 0 }));
-            range |= convert(
-                memtype,
-                &buf[moff * msize..(moff + 1) * msize],
-                v.nctype,
-                &mut out[moff * fsize..(moff + 1) * fsize],
-                1,
-            );
-            for d in (0..nd).rev() {
-                pos[d] += 1;
-                if pos[d] < slab.count[d] {
-                    break;
-                }
-                pos[d] = 0;
-            }
-        }
+        0
     }
-    v.quantize.apply(&mut out, fill, if slab.dense { None } else { Some(&places) });
-    (out, range)
 }
 
 fn type_check(v: &Var, memtype: NcType) -> NcResult<()> {
@@ -710,20 +629,16 @@ impl Dataset {
     }
 
     /// Fetches and decodes one chunk: cache, else store, else fill.
-    fn load_chunk(&self, lay: &Layout, cache: &ChunkCache, key: &StoreKey, keep: bool) -> NcResult<Arc<Vec<u8>>> {
+    fn load_chunk(&self, lay: &ChunkLayout, cache: &ChunkCache, key: &StoreKey, keep: bool) -> NcResult<Arc<Vec<u8>>> {
         if let Some(c) = cache.get(key) {
             return Ok(c);
         }
-        let data = match self.store.get(key)? {
-            Some(bytes) => Arc::new(lay.decode(key, bytes)?),
+        let (data, base) = match self.store.get_versioned(key)? {
+            Some((bytes, v)) => (Arc::new(lay.decode(key, bytes)?), Base::At(v)),
             None => return Ok(Arc::new(lay.fill_chunk(key)?)),
         };
-        if keep && !self.writable {
-            cache.insert(key.clone(), data.clone(), false, &|_, _| Ok(()))?;
-        } else if keep {
-            let store = self.store.clone();
-            let writer = |k: &StoreKey, d: &[u8]| lay.encode_and_write(&*store, k, d);
-            cache.insert(key.clone(), data.clone(), false, &writer)?;
+        if keep {
+            cache.insert_clean(key.clone(), data.clone(), base);
         }
         Ok(data)
     }
@@ -743,11 +658,10 @@ impl Dataset {
         if slab.is_empty() {
             return Ok(());
         }
-        let lay = Layout::new(self, gid, varid as usize)?;
-        let (per_dim, combos) = plan(&lay, slab);
+        let lay = ChunkLayout::new(self, gid, varid as usize)?;
+        let grid = Grid::new(slab, &lay.chunks);
         let cache = v.cache.clone();
-        let chunk_bytes = lay.celems * lay.esize;
-        let keep = combos.len().saturating_mul(chunk_bytes) <= cache.config().size;
+        let keep = grid.len().saturating_mul(lay.chunk_bytes()) <= cache.config().size;
         let range = AtomicBool::new(false);
         let msize = if memtype == NC_STRING { 0 } else { elem_size(memtype) };
         let (bytes_out, str_out) = match out {
@@ -776,50 +690,55 @@ impl Dataset {
                 false
             }
         };
-        let copy_out = |chunk: &[u8], groups: &[&Vec<(u64, u64)>]| -> bool {
+        // Fill values for a run of a chunk that is not materialised, a
+        // bounded piece at a time.
+        let emit_fill = |run: Run| -> bool {
+            let piece = (FILL_PIECE_BYTES / lay.esize.max(1)).clamp(1, run.n);
+            let block = lay.fill.repeat(piece);
+            let (mut r, mut done) = (false, 0);
+            while done < run.n {
+                let m = piece.min(run.n - done);
+                r |= emit(run.mem + done, &block[..m * lay.esize], m, &[]);
+                done += m;
+            }
+            r
+        };
+        let copy_out = |chunk: &[u8], runs: &Runs| -> bool {
             let mut r = false;
             let arena = chunk.get(lay.chunk_bytes()..).unwrap_or_default();
-            for_each_run(&lay, slab, groups, |moff, coff, n| {
-                r |= emit(moff, &chunk[coff * lay.esize..(coff + n) * lay.esize], n, arena);
+            runs.for_each(|run| {
+                r |= emit(run.mem, &chunk[run.chunk * lay.esize..(run.chunk + run.n) * lay.esize], run.n, arena);
             });
             r
         };
-        let work = |combo: &Vec<usize>| -> NcResult<()> {
-            let (idx, groups) = chunk_at(&per_dim, combo);
-            let key = lay.chunk_key(&idx)?;
-            let touched: usize = groups.iter().map(|g| g.len()).product();
-            let last = groups.len() - 1;
-            let inner_runs = if slab.stride[last] == 1 && lay.cstrides[last] == 1 && slab.imap[last] == 1 {
-                1
-            } else {
-                groups[last].len()
-            };
-            let runs = groups[..last].iter().map(|g| g.len()).product::<usize>() * inner_runs;
+        let work = |i: usize| -> NcResult<()> {
+            let parts = grid.chunk(i);
+            let key = lay.chunk_key(&parts)?;
+            let runs = Runs::new(slab, &lay.cstrides, &parts);
+            let small = runs.elements() * PARTIAL_READ_FRACTION <= lay.celems as u64;
             let r = if let Some(chunk) = cache.get(&key) {
-                copy_out(&chunk, &groups)
-            } else if lay.raw() && touched * PARTIAL_READ_FRACTION <= lay.celems && runs <= PARTIAL_READ_RUNS {
+                copy_out(&chunk, &runs)
+            } else if lay.raw() && small && runs.count() <= PARTIAL_READ_RUNS {
                 // A small read of an uncompressed chunk: only the bytes needed.
-                let mut spans = Vec::with_capacity(runs);
-                for_each_run(&lay, slab, &groups, |moff, coff, n| spans.push((moff, coff, n)));
+                let mut spans = Vec::with_capacity(runs.count() as usize);
+                runs.for_each(|run| spans.push(run));
                 let mut r = false;
-                for (moff, coff, n) in spans {
-                    let got =
-                        self.store.get_range(&key, (coff * lay.esize) as u64, (n * lay.esize) as u64).map_err(|e| {
-                            match e {
-                                crate::map::MapError::OutOfRange { .. } => {
-                                    NcError::with(NC_ENCZARR, format!("chunk {key} is too short"))
-                                }
-                                other => NcError::from(other),
-                            }
-                        })?;
+                for run in spans {
+                    let (off, len) = ((run.chunk * lay.esize) as u64, (run.n * lay.esize) as u64);
+                    let got = self.store.get_range(&key, off, len).map_err(|e| match e {
+                        crate::map::MapError::OutOfRange { .. } => {
+                            NcError::with(NC_ENCZARR, format!("chunk {key} is too short"))
+                        }
+                        other => NcError::from(other),
+                    })?;
                     match got {
                         Some(mut b) => {
                             if lay.swap {
                                 swap_bytes(&mut b, lay.esize);
                             }
-                            r |= emit(moff, &b, n, &[]);
+                            r |= emit(run.mem, &b, run.n, &[]);
                         }
-                        None => r |= emit(moff, &lay.fill.repeat(n), n, &[]),
+                        None => r |= emit_fill(run),
                     }
                 }
                 r
@@ -827,11 +746,11 @@ impl Dataset {
                 // A chunk too large to hold that does not exist: fill values,
                 // run by run, without materialising it.
                 let mut r = false;
-                for_each_run(&lay, slab, &groups, |moff, _, n| r |= emit(moff, &lay.fill.repeat(n), n, &[]));
+                runs.for_each(|run| r |= emit_fill(run));
                 r
             } else if keep {
                 let chunk = self.load_chunk(&lay, &cache, &key, true)?;
-                copy_out(&chunk, &groups)
+                copy_out(&chunk, &runs)
             } else {
                 CHUNK_BUF.with(|b| -> NcResult<bool> {
                     let mut buf = b.borrow_mut();
@@ -840,7 +759,7 @@ impl Dataset {
                     } else {
                         lay.fill_into(&key, &mut buf)?;
                     }
-                    Ok(copy_out(&buf, &groups))
+                    Ok(copy_out(&buf, &runs))
                 })?
             };
             if r {
@@ -848,7 +767,9 @@ impl Dataset {
             }
             Ok(())
         };
-        for_chunks(&*self.store, &combos, slab.dense, work)?;
+        // A map that may alias goes in order, so that the last position
+        // written to an element is the one that stays.
+        for_chunks(&*self.store, grid.len(), slab.disjoint(), work)?;
         range_result(range.load(Ordering::Relaxed))
     }
 
@@ -883,19 +804,9 @@ impl Dataset {
             return Ok(());
         }
         // Quantization works on the values in the variable's type, as
-        // netCDF-C converts them: the whole call at once.
-        let quantized;
-        let mut range_in = false;
-        let (input, memtype) = match input {
-            MemIn::Bytes { memtype, buf } if v.quantize.is_on() => {
-                let fill = self.fill_value(v)?;
-                let (q, r) = quantize_input(v, &fill, slab, memtype, buf);
-                quantized = q;
-                range_in = r;
-                (MemIn::Bytes { memtype: v.nctype, buf: &quantized }, v.nctype)
-            }
-            other => (other, memtype),
-        };
+        // netCDF-C converts them, run by run (see `quantize_position`).
+        let quantize = v.quantize;
+        let qfill = if quantize.is_on() && memtype != NC_STRING { Some(self.fill_value(v)?) } else { None };
         // Grow unlimited dimensions first, so the layout sees the new shape.
         let dimids = v.dimids.clone();
         for (d, &dimid) in dimids.iter().enumerate() {
@@ -906,37 +817,50 @@ impl Dataset {
                 }
             }
         }
+        // per chunk dimension (a scalar has one, fixed)
+        let mut unlimited: Vec<bool> = dimids.iter().map(|&d| self.dims[d].unlimited).collect();
+        unlimited.resize(unlimited.len().max(1), false);
         let v = self.var_mut(gid, varid)?;
         v.has_data = true;
         let cache = v.cache.clone();
-        let lay = Layout::new(self, gid, varid as usize)?;
+        let lay = ChunkLayout::new(self, gid, varid as usize)?;
         lay.check_codecs()?;
-        let (per_dim, combos) = plan(&lay, slab);
+        let grid = Grid::new(slab, &lay.chunks);
         let store = self.store.clone();
-        let writer = |k: &StoreKey, d: &[u8]| lay.encode_and_write(&*store, k, d);
+        let writer = |k: &StoreKey, d: Dirty<'_>| lay.write_back(&*store, k, d);
         let range = AtomicBool::new(false);
         let msize = if memtype == NC_STRING { 0 } else { elem_size(memtype) };
-        let work = |combo: &Vec<usize>| -> NcResult<()> {
-            let (idx, groups) = chunk_at(&per_dim, combo);
-            let key = lay.chunk_key(&idx)?;
-            // Whole chunk covered (up to the array's edge)?
-            let full = (0..idx.len()).all(|d| {
-                let begin = idx[d] * lay.chunks[d];
-                let valid = lay.chunks[d].min(lay.shape[d].saturating_sub(begin));
-                groups[d].len() as u64 == valid
-            });
+        let work = |i: usize| -> NcResult<()> {
+            let parts = grid.chunk(i);
+            let key = lay.chunk_key(&parts)?;
+            let runs = Runs::new(slab, &lay.cstrides, &parts);
+            // Whole chunk covered (up to the array's edge)? Not past the
+            // edge of an unlimited dimension: another writer may have
+            // records there. Entirely inside the array?
+            let (mut full, mut interior) = (true, true);
+            for (d, p) in parts.iter().enumerate() {
+                let begin = p.chunk.saturating_mul(lay.chunks[d]);
+                let edge = if unlimited[d] { lay.chunks[d] } else { lay.shape[d].saturating_sub(begin) };
+                full &= p.n == lay.chunks[d].min(edge);
+                interior &= begin.saturating_add(lay.chunks[d]) <= lay.shape[d];
+            }
             // Converts the caller's values of this chunk into `chunk`.
             let fill_in = |chunk: &mut [u8]| -> bool {
                 let mut r = false;
-                for_each_run(&lay, slab, &groups, |moff, coff, n| {
-                    let dst = &mut chunk[coff * lay.esize..(coff + n) * lay.esize];
+                runs.for_each(|run| {
+                    let dst = &mut chunk[run.chunk * lay.esize..(run.chunk + run.n) * lay.esize];
                     match &input {
                         MemIn::Bytes { buf, .. } => {
-                            r |= convert(memtype, &buf[moff * msize..(moff + n) * msize], lay.ftype, dst, n);
+                            let src = &buf[run.mem * msize..(run.mem + run.n) * msize];
+                            r |= convert(memtype, src, lay.ftype, dst, run.n);
+                            if let Some(fill) = &qfill {
+                                quantize.apply(dst, fill, quantize_position(slab, run));
+                            }
                         }
                         MemIn::Strings(s) => {
-                            for i in 0..n {
-                                encode_string(lay.strkind, &s[moff + i], &mut dst[i * lay.esize..(i + 1) * lay.esize]);
+                            for i in 0..run.n {
+                                let cell = &mut dst[i * lay.esize..(i + 1) * lay.esize];
+                                encode_string(lay.strkind, &s[run.mem + i], cell);
                             }
                         }
                     }
@@ -944,22 +868,22 @@ impl Dataset {
                 r
             };
             // A chunk entirely inside the array has no padding to fill.
-            let interior = (0..idx.len()).all(|d| (idx[d] + 1) * lay.chunks[d] <= lay.shape[d]);
-            if full && interior && lay.raw() && !lay.swap && memtype == lay.ftype && lay.strkind == StrKind::None {
+            let same = memtype == lay.ftype && lay.strkind == StrKind::None && qfill.is_none();
+            if full && interior && lay.raw() && !lay.swap && same {
                 // Same type, same byte order: the caller's runs are the chunk,
                 // in order, if they tile it from offset 0. Write them as they are.
                 if let MemIn::Bytes { buf, .. } = &input {
-                    let mut parts: Vec<&[u8]> = Vec::new();
+                    let mut pieces: Vec<&[u8]> = Vec::new();
                     let mut next = 0usize;
                     let mut tiled = true;
-                    for_each_run(&lay, slab, &groups, |moff, coff, n| {
-                        tiled &= coff == next;
-                        next = coff + n;
-                        parts.push(&buf[moff * msize..(moff + n) * msize]);
+                    runs.for_each(|run| {
+                        tiled &= run.chunk == next;
+                        next = run.chunk + run.n;
+                        pieces.push(&buf[run.mem * msize..(run.mem + run.n) * msize]);
                     });
                     if tiled && next == lay.celems {
                         cache.remove(&key);
-                        store.set_vectored(&key, &parts)?;
+                        store.set_vectored(&key, &pieces)?;
                         return Ok(());
                     }
                 }
@@ -974,19 +898,20 @@ impl Dataset {
                     }
                     let r = fill_in(&mut buf);
                     cache.remove(&key);
-                    writer(&key, &buf)?;
+                    lay.encode_and_write(&*store, &key, &buf)?;
                     Ok(r)
                 })?
             } else {
-                let mut chunk: Vec<u8> = match cache.get(&key) {
-                    Some(c) => c.as_ref().clone(),
-                    None => match store.get(&key)? {
-                        Some(bytes) => lay.decode(&key, bytes)?,
-                        None => lay.fill_chunk(&key)?,
+                let (mut chunk, base): (Vec<u8>, Base) = match cache.get_for_write(&key) {
+                    Some((c, base)) => (c.as_ref().clone(), base),
+                    None => match store.get_versioned(&key)? {
+                        Some((bytes, v)) => (lay.decode(&key, bytes)?, Base::At(v)),
+                        None => (lay.fill_chunk(&key)?, Base::Absent),
                     },
                 };
                 let r = fill_in(&mut chunk);
-                cache.insert(key, Arc::new(chunk), true, &writer)?;
+                let mark = |mask: &mut DirtyMask| runs.for_each(|run| mask.mark(run.chunk, run.n));
+                cache.insert_dirty(key, Arc::new(chunk), base, (lay.celems, lay.esize), &mark, &writer)?;
                 r
             };
             if r {
@@ -994,8 +919,8 @@ impl Dataset {
             }
             Ok(())
         };
-        for_chunks(&*store, &combos, true, work)?;
-        range_result(range_in || range.load(Ordering::Relaxed))
+        for_chunks(&*store, grid.len(), true, work)?;
+        range_result(range.load(Ordering::Relaxed))
     }
 
     /// All values of a variable, in its own type (`nc_copy_var`).
@@ -1036,9 +961,9 @@ impl Dataset {
                 if !v.cache.has_dirty() {
                     continue;
                 }
-                let lay = Layout::new(self, gid, vid)?;
+                let lay = ChunkLayout::new(self, gid, vid)?;
                 let store = self.store.clone();
-                v.cache.flush(&|k: &StoreKey, d: &[u8]| lay.encode_and_write(&*store, k, d))?;
+                v.cache.flush(&|k: &StoreKey, d: Dirty<'_>| lay.write_back(&*store, k, d))?;
             }
         }
         Ok(())
@@ -1049,7 +974,7 @@ impl Dataset {
         self.flush_chunks()?;
         for g in &self.groups {
             for v in &g.vars {
-                v.cache.clear(&|_: &StoreKey, _: &[u8]| Ok(()))?;
+                v.cache.clear(&|_: &StoreKey, _: Dirty<'_>| Ok(None))?;
             }
         }
         Ok(())
@@ -1058,21 +983,15 @@ impl Dataset {
     /// `nc_set_var_chunk_cache`.
     pub fn set_var_cache(&self, gid: usize, varid: i32, config: super::cache::CacheConfig) -> NcResult<()> {
         let v = self.var(gid, varid)?;
-        let lay = Layout::new(self, gid, varid as usize)?;
+        let lay = ChunkLayout::new(self, gid, varid as usize)?;
         let store = self.store.clone();
-        v.cache.set_config(config, &|k: &StoreKey, d: &[u8]| lay.encode_and_write(&*store, k, d))
+        v.cache.set_config(config, &|k: &StoreKey, d: Dirty<'_>| lay.write_back(&*store, k, d))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dim_plans() {
-        assert_eq!(dim_plan(3, 5, 1, 4), vec![(0, vec![(0, 3)]), (1, vec![(1, 0), (2, 1), (3, 2), (4, 3)])]);
-        assert_eq!(dim_plan(0, 3, 3, 4), vec![(0, vec![(0, 0), (1, 3)]), (1, vec![(2, 2)])]);
-    }
 
     #[test]
     fn strings() {

@@ -213,7 +213,9 @@ pub fn error_text(code: i32) -> &'static str {
 }
 
 /// An error of the engine: a netCDF error code plus, for diagnostics, an
-/// optional detail that never crosses the C boundary.
+/// optional detail (which key, which byte, what was wrong). The C boundary
+/// keeps the detail of a thread's last failing call for
+/// `nczarr_rs_last_error`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct NcError {
     code: i32,
@@ -240,6 +242,37 @@ impl NcError {
 
     pub fn detail(&self) -> Option<&str> {
         self.detail.as_deref()
+    }
+
+    /// The detail, taken out of the error.
+    pub fn into_detail(self) -> Option<Box<str>> {
+        self.detail
+    }
+
+    /// Names what the error is about, `what: detail`, unless the detail
+    /// already begins with `what` (a store key names the objects below it:
+    /// `/g/v/.zarray: ...` is already about `/g/v`). An error without a
+    /// detail gets `what` as its detail.
+    pub fn context(self, what: impl fmt::Display) -> Self {
+        let what = what.to_string();
+        let detail = match self.detail {
+            Some(d) if d.starts_with(what.as_str()) => d,
+            Some(d) => format!("{what}: {d}").into_boxed_str(),
+            None => what.into_boxed_str(),
+        };
+        NcError { code: self.code, detail: Some(detail) }
+    }
+}
+
+/// [`NcError::context`] on results.
+pub trait Context<T> {
+    /// On error, names what the error is about (see [`NcError::context`]).
+    fn context(self, what: impl fmt::Display) -> NcResult<T>;
+}
+
+impl<T> Context<T> for NcResult<T> {
+    fn context(self, what: impl fmt::Display) -> NcResult<T> {
+        self.map_err(|e| e.context(what))
     }
 }
 
@@ -282,9 +315,29 @@ impl From<crate::map::MapError> for NcError {
             M::TooLarge { .. } => NC_ENOMEM,
             M::NotRegular(_) => NC_EIO,
             M::Symlink(_) => NC_EPERM,
+            M::Conflict(_) => NC_EIO,
             M::Io(e) if e.kind() == std::io::ErrorKind::OutOfMemory => NC_ENOMEM,
             M::Io(_) => NC_EIO,
         };
         NcError::with(code, e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn context_names_the_object_once() {
+        let e = NcError::with(NC_ENCZARR, "bad dtype \"x\"").context("/g/v");
+        assert_eq!(e.detail(), Some("/g/v: bad dtype \"x\""));
+        assert_eq!(e.code(), NC_ENCZARR);
+        // already about /g/v (or an object below it): unchanged
+        let e = NcError::with(NC_ENCZARR, "/g/v/.zarray: bad JSON").context("/g/v");
+        assert_eq!(e.detail(), Some("/g/v/.zarray: bad JSON"));
+        assert_eq!(NcError::new(NC_EINVAL).context("/x").detail(), Some("/x"));
+        let r: NcResult<()> = Err(NcError::with(NC_ENCZARR, "no dtype"));
+        assert_eq!(r.context("/v").unwrap_err().to_string(), "NetCDF: NCZarr error (-137): /v: no dtype");
+        assert_eq!(Ok::<i32, NcError>(1).context("/v").unwrap(), 1);
     }
 }

@@ -2,12 +2,17 @@
 
 use super::consts::*;
 use super::error::*;
-use super::meta;
+use super::format;
 use super::model::Dataset;
 use super::url::{self, Storage};
 use super::{NcError, NcResult};
-use crate::map::{Driver, MapError, Store};
+use crate::map::{Driver, MapError, Store, StoreKey, Version};
+use std::collections::HashMap;
 use std::sync::Arc;
+
+/// How often the metadata is merged again when other writers keep
+/// changing it, before `NC_EIO`.
+const METADATA_ATTEMPTS: usize = 64;
 
 fn driver(storage: Storage) -> Driver {
     match storage {
@@ -81,7 +86,15 @@ pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
     if !u.pure_zarr && u.modes.iter().any(|m| m == "oldkeys") {
         ds.layout = super::model::Layout::V2;
     }
-    // mode=consolidated: keep a .zmetadata up to date (netCDF-C 4.10, xarray)
+    // mode=v3: Zarr v3 (netCDF-C documents the spelling, not yet the format)
+    if u.modes.iter().any(|m| m == "v3") {
+        ds.format = &format::zarr3::Zarr3;
+        if !u.pure_zarr {
+            ds.layout = super::model::Layout::V2InAttrs;
+        }
+    }
+    // mode=consolidated: keep consolidated metadata up to date (netCDF-C
+    // 4.10, xarray)
     ds.consolidated = u.consolidated;
     Ok(ds)
 }
@@ -98,7 +111,12 @@ pub fn open(path: &str, omode: i32) -> NcResult<Dataset> {
     let consolidated = u.consolidated
         || std::env::var("NCZARR_CONSOLIDATED")
             .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes"));
-    let mut ds = meta::read_dataset(store, path, omode | NC_NETCDF4, u.xarray, u.pure_zarr, consolidated)?;
+    let mut ds = format::read_dataset(
+        store,
+        path,
+        omode | NC_NETCDF4,
+        format::OpenOptions { xarray: u.xarray, pure_zarr: u.pure_zarr, consolidated },
+    )?;
     ds.writable = ds.writable && writable;
     if u.pure_zarr {
         ds.pure_zarr = true;
@@ -138,7 +156,7 @@ impl Dataset {
         if !self.define_mode {
             return Err(NcError::new(NC_ENOTINDEFINE));
         }
-        meta::write_metadata(self)?;
+        self.write_metadata_merged()?;
         self.define_mode = false;
         Ok(())
     }
@@ -157,12 +175,18 @@ impl Dataset {
         self.persist()
     }
 
-    /// `nc_close`: persists everything. On error the dataset stays open.
+    /// `nc_close`: persists everything. On error the dataset stays open;
+    /// once closed, every use of it is `NC_EBADID` (a thread that was
+    /// waiting for it to write gets that, rather than success and lost data).
     pub fn close(&mut self) -> NcResult<()> {
+        if self.closed {
+            return Err(NcError::new(NC_EBADID));
+        }
         if self.writable {
             self.define_mode = false;
             self.persist()?;
         }
+        self.closed = true;
         Ok(())
     }
 
@@ -170,14 +194,94 @@ impl Dataset {
     /// buffers (the zip archive) are made durable.
     fn persist(&mut self) -> NcResult<()> {
         self.flush_chunks()?;
-        meta::write_metadata(self)?;
+        self.write_metadata_merged()?;
         self.store.flush()?;
         Ok(())
     }
 
+    /// Writes the metadata that changed. A dataset with unlimited
+    /// dimensions may have other writers appending: under the store lock,
+    /// the lengths stored now are merged in first (the larger wins), and
+    /// the objects that hold lengths are written only if nobody changed
+    /// them since (else read and merged again). docs/RELIABILITY.md,
+    /// "Multiple writers".
+    fn write_metadata_merged(&mut self) -> NcResult<()> {
+        if !self.dims.iter().any(|d| d.unlimited) {
+            return format::write_metadata(self);
+        }
+        let store = self.store.clone();
+        let _lock = store.lock()?;
+        for _ in 0..METADATA_ATTEMPTS {
+            let expected = self.merge_stored_lengths()?;
+            if format::write_metadata_if(self, &expected)? {
+                return Ok(());
+            }
+        }
+        Err(NcError::with(NC_EIO, "other writers kept changing the metadata while this one merged its lengths"))
+    }
+
+    /// Takes the larger of each unlimited dimension's length here and as
+    /// stored (the shapes in `.zarray`, the sizes in `_nczarr_group`), and
+    /// returns the versions of the objects read.
+    fn merge_stored_lengths(&mut self) -> NcResult<HashMap<StoreKey, Option<Version>>> {
+        let mut seen = HashMap::new();
+        let mut read = |key: StoreKey| -> NcResult<Option<serde_json::Value>> {
+            let got = self.store.get_versioned(&key)?;
+            let (value, version) = match got {
+                Some((bytes, v)) => (super::json::parse(&bytes).ok(), Some(v)),
+                None => (None, None),
+            };
+            seen.insert(key, version);
+            Ok(value)
+        };
+        let mut longer: Vec<(usize, u64)> = Vec::new();
+        for gid in 0..self.groups.len() {
+            let g = &self.groups[gid];
+            let unlimited: Vec<usize> = g.dims.iter().copied().filter(|&d| self.dims[d].unlimited).collect();
+            if !unlimited.is_empty() {
+                let gkey = self.group_key(gid);
+                for (obj, field) in [(".zattrs", "dimensions"), (".zgroup", "dims")] {
+                    let Some(doc) = read(gkey.child(obj)?)? else { continue };
+                    let sizes = doc.get("_nczarr_group").and_then(|i| i.get(field));
+                    for &d in &unlimited {
+                        let size = sizes.and_then(|s| s.get(&self.dims[d].name));
+                        let size = size.and_then(|s| s.as_u64().or_else(|| s.get("size")?.as_u64()));
+                        longer.extend(size.map(|n| (d, n)));
+                    }
+                }
+            }
+            for vid in 0..g.vars.len() {
+                let v = &g.vars[vid];
+                if !v.dimids.iter().any(|&d| self.dims[d].unlimited) {
+                    continue;
+                }
+                let Some(doc) = read(self.var_key(gid, vid).child(".zarray")?)? else { continue };
+                let shape: Vec<u64> = match doc.get("shape").and_then(|s| s.as_array()) {
+                    Some(s) => s.iter().filter_map(serde_json::Value::as_u64).collect(),
+                    None => continue,
+                };
+                if shape.len() == v.dimids.len() {
+                    longer.extend(
+                        v.dimids.iter().zip(shape).filter(|(&d, _)| self.dims[d].unlimited).map(|(&d, n)| (d, n)),
+                    );
+                }
+            }
+        }
+        for (d, n) in longer {
+            let dim = &mut self.dims[d];
+            dim.len = dim.len.max(n);
+        }
+        Ok(seen)
+    }
+
     /// `nc_abort`: drops unsaved changes; a dataset created by this handle
-    /// and never taken out of its first define mode is deleted.
+    /// and never taken out of its first define mode is deleted. Once
+    /// aborted, every use of it is `NC_EBADID`.
     pub fn abort(&mut self) -> NcResult<()> {
+        if self.closed {
+            return Err(NcError::new(NC_EBADID));
+        }
+        self.closed = true;
         if self.fresh && self.writable {
             self.store.destroy()?;
         }

@@ -1,95 +1,73 @@
 //! The HDF5 filter view of a variable's Zarr codecs: the ids and
 //! parameters netCDF-C's filter API (`nc_inq_var_filter_ids`,
-//! `nc_inq_var_filter_info`, `nc_inq_var_deflate`, ...) shows for them, as
-//! its codec plugins map numcodecs' names.
+//! `nc_inq_var_filter_info`, `nc_inq_var_deflate`, ...) shows for them,
+//! and the definition of codecs through that API. Both come from the
+//! codec registry (`codec::registry`), where each codec declares its HDF5
+//! id and the mapping of its parameters; this file only adds netCDF's
+//! rules (error codes, define mode, deflate and shuffle's placement).
 
 use super::consts::*;
 use super::error::*;
 use super::model::{Dataset, Var};
+use super::types::type_size;
 use super::NcError;
 use super::NcResult;
-use serde_json::{json, Value};
+use crate::codec::{registry, CodecError, DataType, Kind, ParamError};
 
-/// The HDF5 filter id registered for LZ4 (numcodecs' `lz4`). netCDF-C has
-/// no NCZarr codec for it; we give the id so the filter API reaches it.
-pub const H5Z_FILTER_LZ4: u32 = 32004;
-
-/// The filters this build encodes and decodes (`nc_inq_filter_avail`).
-pub const AVAILABLE: [u32; 7] = [
-    H5Z_FILTER_DEFLATE,
-    H5Z_FILTER_SHUFFLE,
-    H5Z_FILTER_FLETCHER32,
-    H5Z_FILTER_BZIP2,
-    H5Z_FILTER_ZSTD,
-    H5Z_FILTER_BLOSC,
-    H5Z_FILTER_LZ4,
-];
-
-/// HDF5 filter id of a Zarr codec (None: a codec netCDF-C has no id for).
-pub fn filter_id(codec: &Value) -> Option<u32> {
-    Some(match codec.get("id")?.as_str()? {
-        "zlib" | "gzip" => H5Z_FILTER_DEFLATE,
-        "shuffle" => H5Z_FILTER_SHUFFLE,
-        "fletcher32" => H5Z_FILTER_FLETCHER32,
-        "szip" => H5Z_FILTER_SZIP,
-        "bz2" => H5Z_FILTER_BZIP2,
-        "zstd" => H5Z_FILTER_ZSTD,
-        "blosc" => H5Z_FILTER_BLOSC,
-        "lz4" => H5Z_FILTER_LZ4,
-        _ => return None,
-    })
+/// The dtype codecs defined through the filter API are built for: a
+/// variable's element type (little-endian: the codecs the API defines
+/// depend on the element size only). Strings are pointers, as netCDF-C's
+/// type size for them.
+pub fn codec_dtype(t: NcType) -> DataType {
+    let size = type_size(t).unwrap_or(1);
+    let kind = match t {
+        NC_BYTE | NC_SHORT | NC_INT | NC_INT64 => Kind::Int,
+        NC_UBYTE | NC_USHORT | NC_UINT | NC_UINT64 => Kind::UInt,
+        NC_FLOAT | NC_DOUBLE => Kind::Float,
+        NC_CHAR => Kind::Bytes,
+        NC_STRING => Kind::Object,
+        _ => Kind::Other,
+    };
+    DataType::new(kind, size, false)
 }
 
-/// A numeric codec parameter (netCDF-C 4.9 writes them as strings).
-fn num(codec: &Value, key: &str, default: i64) -> i64 {
-    match codec.get(key) {
-        Some(Value::Number(n)) => n.as_i64().unwrap_or(default),
-        Some(Value::String(s)) => s.trim().parse().unwrap_or(default),
-        _ => default,
+/// The error data access gets when a variable's codecs cannot run: a
+/// codec this build does not have is `NC_ENOFILTER` (netCDF-C without the
+/// plugin), bad parameters `NC_EFILTER`.
+pub fn pipeline_error(e: &CodecError) -> NcError {
+    match e {
+        CodecError::Unknown(_) => NcError::with(NC_ENOFILTER, e.to_string()),
+        _ => NcError::with(NC_EFILTER, e.to_string()),
     }
 }
 
-/// The HDF5-style parameters of a filter: the level of the compressors
-/// that have one (deflate, bzip2, zstd; a negative zstd level as its two's
-/// complement, as HDF5 passes it; numcodecs' default when absent), Blosc's
-/// seven (as netCDF-C's `nc_def_var_blosc` passes them: 0, 0, 0, block
-/// size, level, shuffle, back end), LZ4's acceleration, none for the others
-/// (shuffle, fletcher32).
-pub fn filter_params(id: u32, codec: &Value) -> Vec<u32> {
-    match id {
-        H5Z_FILTER_DEFLATE | H5Z_FILTER_BZIP2 | H5Z_FILTER_ZSTD => vec![num(codec, "level", 1) as i32 as u32],
-        H5Z_FILTER_LZ4 => vec![num(codec, "acceleration", 1) as i32 as u32],
-        H5Z_FILTER_BLOSC => {
-            let cname = codec.get("cname").and_then(Value::as_str).unwrap_or("lz4");
-            let code = match cname {
-                "snappy" => BLOSC_SNAPPY,
-                _ => crate::codec::BLOSC_CNAMES.iter().find(|(n, _)| *n == cname).map_or(BLOSC_LZ4, |(_, c)| *c),
-            };
-            // numcodecs' AUTOSHUFFLE (-1) is reported as byte shuffle (it bit-shuffles one-byte elements)
-            let shuffle = num(codec, "shuffle", 1);
-            let shuffle = if shuffle < 0 { BLOSC_SHUFFLE } else { shuffle as u32 };
-            vec![0, 0, 0, num(codec, "blocksize", 0) as u32, num(codec, "clevel", 5) as u32, shuffle, code]
-        }
-        _ => vec![],
-    }
+/// Whether this build encodes and decodes HDF5 filter `id`.
+pub fn available(id: u32) -> bool {
+    registry::hdf5_available(id)
 }
 
 impl Dataset {
-    /// `nc_def_var_filter` for the filters that are one numcodecs codec
-    /// with netCDF-C's parameters: Fletcher-32 (3; parameters ignored, as
-    /// netCDF-C's plugin does), bzip2 (307; the level, 1-9) and LZ4 (32004;
-    /// optionally the acceleration, numcodecs' default 1). Others are
-    /// `NC_ENOFILTER`; a wrong parameter count `NC_EFILTER`.
+    /// `nc_def_var_filter` (and the helpers built on it): the codec the
+    /// registry maps HDF5 filter `id` and netCDF-C's `params` to. Deflate
+    /// and shuffle keep `nc_def_var_deflate`'s placement (shuffle first,
+    /// deflate last); the others are appended, or replace the same codec
+    /// in place. No codec for `id` is `NC_ENOFILTER`, a wrong parameter
+    /// count `NC_EFILTER`, a bad parameter `NC_EINVAL`.
     pub fn def_var_codec_filter(&mut self, gid: usize, varid: i32, id: u32, params: &[u32]) -> NcResult<()> {
-        let (codec, ok) = match (id, params) {
-            (H5Z_FILTER_FLETCHER32, _) => (json!({"id": "fletcher32"}), true),
-            (H5Z_FILTER_BZIP2, &[level]) => (json!({"id": "bz2", "level": level}), (1..=9).contains(&level)),
-            (H5Z_FILTER_LZ4, &[]) => (json!({"id": "lz4", "acceleration": 1}), true),
-            (H5Z_FILTER_LZ4, &[a]) => (json!({"id": "lz4", "acceleration": a as i32}), true),
-            (H5Z_FILTER_BZIP2 | H5Z_FILTER_LZ4, _) => return Err(NcError::new(NC_EFILTER)),
-            _ => return Err(NcError::new(NC_ENOFILTER)),
-        };
-        self.def_var_codec(gid, varid, codec, ok)
+        match (id, params) {
+            (H5Z_FILTER_SHUFFLE, _) => self.def_var_deflate(gid, varid, true, false, 0),
+            (H5Z_FILTER_DEFLATE, &[level]) => self.def_var_deflate(gid, varid, false, true, level as i32),
+            (H5Z_FILTER_DEFLATE, _) => Err(NcError::new(NC_EFILTER)),
+            _ => {
+                let dtype = codec_dtype(self.var(gid, varid)?.nctype);
+                match registry::from_hdf5(id, params, dtype) {
+                    None => Err(NcError::new(NC_ENOFILTER)),
+                    Some(Err(ParamError::Count)) => Err(NcError::new(NC_EFILTER)),
+                    Some(Err(ParamError::Value)) => self.def_var_codec(gid, varid, serde_json::Value::Null, false),
+                    Some(Ok(codec)) => self.def_var_codec(gid, varid, codec, true),
+                }
+            }
+        }
     }
 }
 
@@ -97,31 +75,67 @@ impl Var {
     /// The variable's filters in codec order (filters, then compressor), as
     /// (HDF5 id, parameters); codecs without an id are left out.
     pub fn filters(&self) -> Vec<(u32, Vec<u32>)> {
-        self.codecs.iter().filter_map(|c| filter_id(c).map(|id| (id, filter_params(id, c)))).collect()
+        self.codecs.hdf5_filters()
     }
 
     /// The parameters of filter `id`, when the variable has it.
     pub fn filter(&self, id: u32) -> Option<Vec<u32>> {
-        self.codecs.iter().find(|c| filter_id(c) == Some(id)).map(|c| filter_params(id, c))
+        self.codecs.hdf5_filter(id)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::Pipeline;
+    use serde_json::json;
+
+    fn view(codecs: &[serde_json::Value]) -> Vec<(u32, Vec<u32>)> {
+        Pipeline::from_zarr_v2(codecs, None, "<i4").hdf5_filters()
+    }
 
     #[test]
     fn netcdf_c_parameters() {
-        assert_eq!(filter_params(H5Z_FILTER_DEFLATE, &json!({"id": "zlib", "level": "5"})), vec![5]);
-        assert_eq!(filter_params(H5Z_FILTER_ZSTD, &json!({"id": "zstd", "level": -3})), vec![(-3i32) as u32]);
+        assert_eq!(view(&[json!({"id": "zlib", "level": "5"})]), vec![(1, vec![5])]);
+        assert_eq!(view(&[json!({"id": "zlib"})]), vec![(1, vec![1])], "numcodecs' default level");
+        assert_eq!(view(&[json!({"id": "zstd", "level": -3})]), vec![(32015, vec![(-3i32) as u32])]);
         let blosc = json!({"id": "blosc", "cname": "zstd", "clevel": 7, "shuffle": -1, "blocksize": 64});
-        assert_eq!(filter_params(H5Z_FILTER_BLOSC, &blosc), vec![0, 0, 0, 64, 7, BLOSC_SHUFFLE, BLOSC_ZSTD]);
-        assert_eq!(filter_id(&json!({"id": "gzip"})), Some(H5Z_FILTER_DEFLATE));
-        assert_eq!(filter_id(&json!({"id": "lzma"})), None);
-        assert_eq!(filter_params(H5Z_FILTER_BZIP2, &json!({"id": "bz2", "level": 9})), vec![9]);
-        assert_eq!(filter_params(H5Z_FILTER_BZIP2, &json!({"id": "bz2"})), vec![1]);
-        assert_eq!(filter_params(H5Z_FILTER_FLETCHER32, &json!({"id": "fletcher32"})), Vec::<u32>::new());
-        assert_eq!(filter_id(&json!({"id": "lz4", "acceleration": 2})), Some(H5Z_FILTER_LZ4));
-        assert_eq!(filter_params(H5Z_FILTER_LZ4, &json!({"id": "lz4", "acceleration": 2})), vec![2]);
+        assert_eq!(view(&[blosc]), vec![(32001, vec![0, 0, 0, 64, 7, BLOSC_SHUFFLE, BLOSC_ZSTD])]);
+        assert_eq!(view(&[json!({"id": "gzip"})]), vec![(H5Z_FILTER_DEFLATE, vec![1])]);
+        assert_eq!(view(&[json!({"id": "lzma"}), json!({"id": "delta", "dtype": "<i4"})]), vec![]);
+        assert_eq!(view(&[json!({"id": "bz2", "level": 9})]), vec![(307, vec![9])]);
+        assert_eq!(view(&[json!({"id": "bz2"})]), vec![(307, vec![1])]);
+        assert_eq!(view(&[json!({"id": "fletcher32"})]), vec![(3, vec![])]);
+        assert_eq!(view(&[json!({"id": "lz4", "acceleration": 2})]), vec![(32004, vec![2])]);
+        // szip: shown with netCDF-C's parameters, not available
+        let szip = [json!({"id": "szip", "mask": 4, "pixels-per-block": 32})];
+        assert_eq!(view(&szip), vec![(4, vec![4, 32])]);
+        assert!(matches!(Pipeline::from_zarr_v2(&szip, None, "<i4").chain(), Err(CodecError::Unknown(_))));
+        assert!(!available(H5Z_FILTER_SZIP) && available(H5Z_FILTER_DEFLATE));
+    }
+
+    #[test]
+    fn definitions_as_before() {
+        // the JSON the filter API writes (byte for byte what .zarray gets)
+        let d = codec_dtype(NC_INT);
+        let j = |id, p: &[u32]| registry::from_hdf5(id, p, d).unwrap().unwrap().to_string();
+        assert_eq!(j(1, &[0]), r#"{"id":"zlib","level":0}"#);
+        assert_eq!(j(2, &[]), r#"{"id":"shuffle","elementsize":4}"#);
+        assert_eq!(j(3, &[7]), r#"{"id":"fletcher32"}"#);
+        assert_eq!(j(307, &[9]), r#"{"id":"bz2","level":9}"#);
+        assert_eq!(j(32004, &[]), r#"{"id":"lz4","acceleration":1}"#);
+        assert_eq!(j(32015, &[(-5i32) as u32]), r#"{"id":"zstd","level":-5}"#);
+        assert_eq!(
+            j(32001, &[0, 0, 0, 0, 4, 1, 5]),
+            r#"{"id":"blosc","cname":"zstd","clevel":4,"shuffle":1,"blocksize":0}"#
+        );
+        let e = |id, p: &[u32]| registry::from_hdf5(id, p, d).unwrap().unwrap_err();
+        assert_eq!(e(1, &[10]), ParamError::Value);
+        assert_eq!(e(1, &[]), ParamError::Count);
+        assert_eq!(e(307, &[0]), ParamError::Value);
+        assert_eq!(e(32001, &[0, 0, 0, 0, 4, 1, BLOSC_SNAPPY]), ParamError::Value);
+        assert_eq!(e(32015, &[23]), ParamError::Value);
+        assert!(registry::from_hdf5(H5Z_FILTER_SZIP, &[4, 32], d).is_none());
+        assert_eq!(codec_dtype(NC_STRING).size, std::mem::size_of::<usize>());
     }
 }

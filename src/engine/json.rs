@@ -36,7 +36,7 @@ pub fn parse(bytes: &[u8]) -> NcResult<Value> {
     match serde_json::from_slice(bytes) {
         Ok(v) => Ok(v),
         Err(first) => {
-            let text = std::str::from_utf8(bytes).map_err(|_| bad("metadata is not UTF-8"))?;
+            let text = std::str::from_utf8(bytes).map_err(|e| bad(format!("not UTF-8 at byte {}", e.valid_up_to())))?;
             let fixed = quote_bare_specials(text);
             serde_json::from_str(&fixed).map_err(|_| bad(format!("bad JSON: {first}")))
         }

@@ -6,15 +6,17 @@
 pub mod cache;
 pub mod consts;
 pub mod convert;
+pub mod copy;
 pub mod data;
 pub mod error;
 pub mod file;
 pub mod filters;
+pub mod format;
 pub mod json;
-pub mod meta;
 pub mod model;
 pub mod names;
 pub mod quantize;
+pub mod slab;
 pub mod types;
 pub mod url;
 

@@ -1,6 +1,6 @@
 //! The netCDF-4 data model of one open dataset (groups, dimensions,
 //! variables, attributes) and the netCDF semantics of defining, inquiring
-//! and renaming them. Persistence lives in [`super::meta`].
+//! and renaming them. Persistence lives in [`super::format`].
 
 use super::consts::*;
 use super::error::*;
@@ -62,11 +62,13 @@ pub struct Var {
     /// `NC_ENDIAN_NATIVE` for a one-byte type read as `|i1`/`|u1`.
     pub endian: i32,
     pub atts: Vec<Att>,
-    pub dim_separator: char,
+    /// How its chunks are named in the store.
+    pub chunk_keys: super::format::ChunkKeys,
     /// Fortran (column-major) order on disk.
     pub order_f: bool,
-    /// Codec JSON of `filters` then `compressor`, as read.
-    pub codecs: Vec<serde_json::Value>,
+    /// The codecs of `filters` then `compressor`, resolved once (as read,
+    /// or as defined through the filter API).
+    pub codecs: crate::codec::Pipeline,
     /// Fixed string width from the dtype (`|Sn`, `<Un>`) when read.
     pub dtype_strlen: Option<usize>,
     /// Strings stored as numpy UCS-4 (`<Un>`), 4 bytes per character.
@@ -130,11 +132,20 @@ pub struct Dataset {
     pub dims: Vec<Dim>,
     /// `_NCProperties` (provenance).
     pub provenance: Option<String>,
+    /// Where the NCZarr keys live (within the format).
     pub layout: Layout,
+    /// The on-disk format: reads and writes the metadata.
+    pub format: &'static dyn super::format::Format,
     /// The store holds a consolidated `.zmetadata` to keep up to date.
     pub consolidated: bool,
     /// Metadata objects as last written or read, so unchanged ones are not rewritten.
     pub written: HashMap<StoreKey, Vec<u8>>,
+    /// Closed or aborted: every use is `NC_EBADID` (a call that waited for
+    /// the dataset while another thread closed it must not succeed).
+    pub closed: bool,
+    /// Store content skipped while opening (a malformed `.zmetadata`): what
+    /// and why, for the caller to report.
+    pub notes: Vec<String>,
 }
 
 /// The provenance string this library writes.
@@ -171,18 +182,24 @@ impl Dataset {
             dims: vec![],
             provenance: if pure_zarr { None } else { Some(provenance()) },
             layout: if pure_zarr { Layout::PureZarr } else { Layout::V2InAttrs },
+            format: super::format::default_format(),
             consolidated: false,
             written: HashMap::new(),
+            closed: false,
+            notes: Vec::new(),
         }
     }
 
     // ---- lookups ------------------------------------------------------------
 
     pub fn group(&self, gid: usize) -> NcResult<&Group> {
-        self.groups.get(gid).ok_or_else(bad_id)
+        self.groups.get(gid).filter(|_| !self.closed).ok_or_else(bad_id)
     }
 
     pub fn group_mut(&mut self, gid: usize) -> NcResult<&mut Group> {
+        if self.closed {
+            return Err(bad_id());
+        }
         self.groups.get_mut(gid).ok_or_else(bad_id)
     }
 
@@ -399,9 +416,9 @@ impl Dataset {
             zarray_fill: None,
             endian: native_endian(),
             atts: vec![],
-            dim_separator: '.',
+            chunk_keys: self.format.chunk_keys(dimids.is_empty()),
             order_f: false,
-            codecs: vec![],
+            codecs: crate::codec::Pipeline::new(super::filters::codec_dtype(nctype)),
             dtype_strlen: None,
             ucs4: false,
             object_codec: None,
@@ -544,69 +561,31 @@ impl Dataset {
         deflate: bool,
         level: i32,
     ) -> NcResult<()> {
-        let level_ok = !deflate || (NC_MIN_DEFLATE_LEVEL..=NC_MAX_DEFLATE_LEVEL).contains(&level);
-        let esize = self.filterable(gid, varid, level_ok)?;
+        let dtype = super::filters::codec_dtype(self.var(gid, varid)?.nctype);
+        let zlib = crate::codec::registry::from_hdf5(H5Z_FILTER_DEFLATE, &[level as u32], dtype);
+        let shuf = crate::codec::registry::from_hdf5(H5Z_FILTER_SHUFFLE, &[], dtype);
+        let (Some(zlib), Some(Ok(shuf))) = (zlib, shuf) else { return Err(NcError::new(NC_EINTERNAL)) };
+        self.filterable(gid, varid, !deflate || zlib.is_ok())?;
         let v = self.var_mut(gid, varid)?;
-        if shuffle && !v.codecs.iter().any(|c| codec_id(c) == "shuffle") {
-            v.codecs.insert(0, serde_json::json!({"id": "shuffle", "elementsize": esize}));
+        if shuffle && !v.codecs.contains("shuffle") {
+            v.codecs.insert(0, shuf);
         }
-        if deflate {
-            v.codecs.retain(|c| codec_id(c) != "zlib");
-            v.codecs.push(serde_json::json!({"id": "zlib", "level": level}));
+        if let (true, Ok(zlib)) = (deflate, zlib) {
+            v.codecs.remove("zlib");
+            v.codecs.push(zlib);
         }
-        Ok(())
-    }
-
-    /// Zstandard compression (filter 32015, numcodecs' `zstd`) at a libzstd
-    /// level, as `nc_def_var_zstandard`; it replaces an earlier zstd level.
-    pub fn def_var_zstd(&mut self, gid: usize, varid: i32, level: i32) -> NcResult<()> {
-        self.check_fixed_size(gid, varid)?;
-        self.filterable(gid, varid, crate::codec::ZSTD_LEVELS.contains(&(level as i64)))?;
-        let v = self.var_mut(gid, varid)?;
-        v.codecs.retain(|c| codec_id(c) != "zstd");
-        v.codecs.push(serde_json::json!({"id": "zstd", "level": level}));
-        Ok(())
-    }
-
-    /// Blosc compression (filter 32001, numcodecs' `blosc`), as
-    /// `nc_def_var_blosc`: a back end by netCDF-C's code (`BLOSC_LZ` 0,
-    /// `BLOSC_LZ4` 1, `BLOSC_LZ4HC` 2, `BLOSC_ZLIB` 4, `BLOSC_ZSTD` 5), a
-    /// level 0-9, a block size (0: automatic) and a shuffle mode (0 none,
-    /// 1 byte, 2 bit). It replaces an earlier Blosc setting.
-    pub fn def_var_blosc(
-        &mut self,
-        gid: usize,
-        varid: i32,
-        code: u32,
-        clevel: u32,
-        blocksize: u32,
-        shuffle: u32,
-    ) -> NcResult<()> {
-        let cname = crate::codec::BLOSC_CNAMES.iter().find(|(_, c)| *c == code).map(|(n, _)| *n);
-        let ok = cname.is_some() && clevel <= 9 && shuffle <= 2;
-        self.check_fixed_size(gid, varid)?;
-        self.filterable(gid, varid, ok)?;
-        let v = self.var_mut(gid, varid)?;
-        v.codecs.retain(|c| codec_id(c) != "blosc");
-        v.codecs.push(serde_json::json!({
-            "id": "blosc", "cname": cname, "clevel": clevel, "shuffle": shuffle, "blocksize": blocksize
-        }));
         Ok(())
     }
 
     /// A codec of the filter API (`nc_def_var_filter`, `nc_def_var_fletcher32`,
-    /// `nc_def_var_bzip2`): appended to the variable's chain in definition
-    /// order, as netCDF-C's NCZarr does, replacing an earlier codec with the
-    /// same numcodecs id in place. `params_ok` false is `NC_EINVAL`.
+    /// `nc_def_var_bzip2`, `nc_def_var_zstandard`, `nc_def_var_blosc`):
+    /// appended to the variable's chain in definition order, as netCDF-C's
+    /// NCZarr does, replacing an earlier codec with the same numcodecs id
+    /// in place. `params_ok` false is `NC_EINVAL`.
     pub fn def_var_codec(&mut self, gid: usize, varid: i32, codec: serde_json::Value, params_ok: bool) -> NcResult<()> {
         self.check_fixed_size(gid, varid)?;
         self.filterable(gid, varid, params_ok)?;
-        let v = self.var_mut(gid, varid)?;
-        let id = codec_id(&codec).to_string();
-        match v.codecs.iter_mut().find(|c| codec_id(c) == id) {
-            Some(old) => *old = codec,
-            None => v.codecs.push(codec),
-        }
+        self.var_mut(gid, varid)?.codecs.set(codec);
         Ok(())
     }
 
@@ -623,8 +602,8 @@ impl Dataset {
     /// Checks that a variable may get a filter now (writable, define mode
     /// before its first data, not scalar) and that the
     /// filter's parameters are valid (`params_ok`, else `NC_EINVAL`), then
-    /// makes it chunked. Returns its element size (shuffle's parameter).
-    fn filterable(&mut self, gid: usize, varid: i32, params_ok: bool) -> NcResult<usize> {
+    /// makes it chunked.
+    fn filterable(&mut self, gid: usize, varid: i32, params_ok: bool) -> NcResult<()> {
         let v = self.var(gid, varid)?;
         self.check_writable()?;
         if v.persisted {
@@ -636,11 +615,10 @@ impl Dataset {
         if !params_ok {
             return Err(NcError::new(NC_EINVAL));
         }
-        let esize = type_size(v.nctype).unwrap_or(1);
         if v.storage != NC_CHUNKED {
             self.def_var_chunking(gid, varid, NC_CHUNKED, None)?;
         }
-        Ok(esize)
+        Ok(())
     }
 
     /// (no_fill, fill value) of a variable.
@@ -931,11 +909,6 @@ pub fn default_chunks(shape: &[u64], unlimited: &[bool], type_size: usize) -> Ve
 /// `NC_ERANGE` helper re-exported for the attribute paths.
 pub fn finish_range(range_err: bool) -> NcResult<()> {
     range_result(range_err)
-}
-
-/// The numcodecs id of a codec's JSON ("" when it has none).
-fn codec_id(c: &serde_json::Value) -> &str {
-    c.get("id").and_then(|i| i.as_str()).unwrap_or("")
 }
 
 #[cfg(test)]

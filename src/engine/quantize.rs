@@ -85,19 +85,18 @@ impl Quantize {
     }
 
     /// Quantizes native-endian values of the variable's type (float or
-    /// double) in place. `fill` is the variable's fill value. `places`
-    /// lists (value index, position in the write call) of the values to
-    /// quantize; without it every value, at its own index. BitGroom
-    /// alternates on the position.
-    pub fn apply(&self, bytes: &mut [u8], fill: &Values, places: Option<&[(usize, usize)]>) {
+    /// double) in place. `fill` is the variable's fill value. The values
+    /// stand at positions `first`, `first + 1`, ... of the write call;
+    /// BitGroom alternates on the position.
+    pub fn apply(&self, bytes: &mut [u8], fill: &Values, first: usize) {
         match fill {
-            Values::Float(f) => self.apply_to::<f32>(bytes, f.first().copied().unwrap_or(NC_FILL_FLOAT), places),
-            Values::Double(f) => self.apply_to::<f64>(bytes, f.first().copied().unwrap_or(NC_FILL_DOUBLE), places),
+            Values::Float(f) => self.apply_to::<f32>(bytes, f.first().copied().unwrap_or(NC_FILL_FLOAT), first),
+            Values::Double(f) => self.apply_to::<f64>(bytes, f.first().copied().unwrap_or(NC_FILL_DOUBLE), first),
             _ => {}
         }
     }
 
-    fn apply_to<T: Float>(&self, bytes: &mut [u8], fill: T, places: Option<&[(usize, usize)]>) {
+    fn apply_to<T: Float>(&self, bytes: &mut [u8], fill: T, first: usize) {
         let n = bytes.len() / T::SIZE;
         let fixed = match self.mode {
             NC_QUANTIZE_BITGROOM | NC_QUANTIZE_BITROUND => Some(masks(T::WIDTH, T::MANT - self.fixed_bits())),
@@ -130,10 +129,7 @@ impl Quantize {
             };
             T::from_bits(q).put(b);
         };
-        match places {
-            None => (0..n).for_each(|i| one(i, i)),
-            Some(p) => p.iter().for_each(|&(i, pos)| one(i, pos)),
-        }
+        (0..n).for_each(|i| one(i, first + i));
     }
 
     /// Explicit significand bits BitGroom and BitRound keep: BitGroom
@@ -281,7 +277,7 @@ mod tests {
         let q = Quantize::new(NC_FLOAT, NC_QUANTIZE_BITGROOM, 3).unwrap();
         let mut v = [1.1f32, 1.1, 0.0, f32::NAN, NC_FILL_FLOAT];
         let mut b: Vec<u8> = v.iter().flat_map(|x| x.to_ne_bytes()).collect();
-        q.apply(&mut b, &Values::Float(vec![NC_FILL_FLOAT]), None);
+        q.apply(&mut b, &Values::Float(vec![NC_FILL_FLOAT]), 0);
         for (x, c) in v.iter_mut().zip(b.chunks_exact(4)) {
             *x = f32::from_ne_bytes(c.try_into().unwrap());
         }
@@ -293,12 +289,17 @@ mod tests {
         assert_eq!(v[4], NC_FILL_FLOAT);
         let q = Quantize::new(NC_DOUBLE, NC_QUANTIZE_BITROUND, 52).unwrap();
         let mut d = std::f64::consts::PI.to_ne_bytes();
-        q.apply(&mut d, &Values::Double(vec![0.5]), None);
+        q.apply(&mut d, &Values::Double(vec![0.5]), 0);
         assert_eq!(f64::from_ne_bytes(d), std::f64::consts::PI);
         // BitRound rounds: 1 bit of 1.75 (1.11b) is 2.0
         let q = Quantize::new(NC_DOUBLE, NC_QUANTIZE_BITROUND, 1).unwrap();
         let mut d = 1.75f64.to_ne_bytes();
-        q.apply(&mut d, &Values::Double(vec![0.5]), Some(&[(0, 0)]));
+        q.apply(&mut d, &Values::Double(vec![0.5]), 0);
         assert_eq!(f64::from_ne_bytes(d), 2.0);
+        // BitGroom alternates on the position it is given
+        let q = Quantize::new(NC_FLOAT, NC_QUANTIZE_BITGROOM, 3).unwrap();
+        let mut b = 1.1f32.to_ne_bytes();
+        q.apply(&mut b, &Values::Float(vec![NC_FILL_FLOAT]), 7);
+        assert_eq!(f32::from_ne_bytes(b).to_bits(), 1.1f32.to_bits() | 0xfff);
     }
 }

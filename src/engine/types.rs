@@ -1,7 +1,10 @@
-//! netCDF atomic types, typed value vectors, and netCDF-C's conversion rules
-//! between them (`NC_ERANGE`, `NC_ECHAR`, `NC_EBADTYPE`).
+//! netCDF atomic types, typed value vectors, and their conversions
+//! (`NC_ERANGE`, `NC_ECHAR`, `NC_EBADTYPE`). The numeric rules are those of
+//! [`super::convert`], the one conversion engine.
 
 use super::consts::*;
+pub use super::convert::Num;
+use super::convert::{from_nums, Elem};
 use super::error::{NC_EBADTYPE, NC_ECHAR, NC_ERANGE};
 use super::{NcError, NcResult};
 
@@ -57,13 +60,6 @@ pub enum Values {
     String(Vec<String>),
 }
 
-/// One number on its way between two types.
-#[derive(Debug, Clone, Copy)]
-pub enum Num {
-    I(i128),
-    F(f64),
-}
-
 macro_rules! each_numeric {
     ($v:expr, $x:ident => $body:expr) => {
         match $v {
@@ -80,24 +76,6 @@ macro_rules! each_numeric {
             Values::Char(_) | Values::String(_) => unreachable!("not numeric"),
         }
     };
-}
-
-trait ToNum {
-    fn to_num(&self) -> Num;
-}
-macro_rules! to_num_int {
-    ($($t:ty),*) => {$(impl ToNum for $t { fn to_num(&self) -> Num { Num::I(*self as i128) } })*};
-}
-to_num_int!(i8, i16, i32, i64, u8, u16, u32, u64);
-impl ToNum for f32 {
-    fn to_num(&self) -> Num {
-        Num::F(*self as f64)
-    }
-}
-impl ToNum for f64 {
-    fn to_num(&self) -> Num {
-        Num::F(*self)
-    }
 }
 
 impl Values {
@@ -137,73 +115,29 @@ impl Values {
 
     /// The values as numbers (not for char or string).
     pub fn nums(&self) -> Vec<Num> {
-        each_numeric!(self, v => v.iter().map(ToNum::to_num).collect())
+        each_numeric!(self, v => v.iter().map(|x| x.to_num()).collect())
     }
 
     /// Builds values of numeric type `t` from numbers, with netCDF-C's range
-    /// rules: out-of-range values are still converted (C cast semantics) and
-    /// reported by the returned flag.
+    /// rules ([`super::convert`]): out-of-range values are still converted
+    /// (C cast semantics) and reported by the returned flag.
     pub fn from_nums(t: NcType, nums: &[Num]) -> NcResult<(Values, bool)> {
-        let mut range_err = false;
-        macro_rules! ints {
-            ($variant:ident, $ty:ty) => {
-                Values::$variant(
-                    nums.iter()
-                        .map(|n| match *n {
-                            Num::I(i) => {
-                                if i < <$ty>::MIN as i128 || i > <$ty>::MAX as i128 {
-                                    range_err = true;
-                                }
-                                i as $ty
-                            }
-                            Num::F(f) => {
-                                if !(f >= <$ty>::MIN as f64 - 1.0 && f <= <$ty>::MAX as f64 + 1.0)
-                                    || f.trunc() < <$ty>::MIN as f64
-                                    || f.trunc() > <$ty>::MAX as f64
-                                {
-                                    range_err = true;
-                                }
-                                f as $ty
-                            }
-                        })
-                        .collect(),
-                )
-            };
-        }
+        let mut r = false;
         let v = match t {
-            NC_BYTE => ints!(Byte, i8),
-            NC_SHORT => ints!(Short, i16),
-            NC_INT => ints!(Int, i32),
-            NC_UBYTE => ints!(UByte, u8),
-            NC_USHORT => ints!(UShort, u16),
-            NC_UINT => ints!(UInt, u32),
-            NC_INT64 => ints!(Int64, i64),
-            NC_UINT64 => ints!(UInt64, u64),
-            NC_FLOAT => Values::Float(
-                nums.iter()
-                    .map(|n| match *n {
-                        Num::I(i) => i as f32,
-                        Num::F(f) => {
-                            if f.is_finite() && f.abs() > f32::MAX as f64 {
-                                range_err = true;
-                            }
-                            f as f32
-                        }
-                    })
-                    .collect(),
-            ),
-            NC_DOUBLE => Values::Double(
-                nums.iter()
-                    .map(|n| match *n {
-                        Num::I(i) => i as f64,
-                        Num::F(f) => f,
-                    })
-                    .collect(),
-            ),
+            NC_BYTE => Values::Byte(from_nums(nums, &mut r)),
+            NC_SHORT => Values::Short(from_nums(nums, &mut r)),
+            NC_INT => Values::Int(from_nums(nums, &mut r)),
+            NC_UBYTE => Values::UByte(from_nums(nums, &mut r)),
+            NC_USHORT => Values::UShort(from_nums(nums, &mut r)),
+            NC_UINT => Values::UInt(from_nums(nums, &mut r)),
+            NC_INT64 => Values::Int64(from_nums(nums, &mut r)),
+            NC_UINT64 => Values::UInt64(from_nums(nums, &mut r)),
+            NC_FLOAT => Values::Float(from_nums(nums, &mut r)),
+            NC_DOUBLE => Values::Double(from_nums(nums, &mut r)),
             NC_CHAR | NC_STRING => return Err(NcError::new(NC_ECHAR)),
             _ => return Err(NcError::new(NC_EBADTYPE)),
         };
-        Ok((v, range_err))
+        Ok((v, r))
     }
 
     /// Converts to type `t` with netCDF-C's rules. Returns the converted

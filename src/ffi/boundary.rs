@@ -1,33 +1,163 @@
-//! The panic boundary every exported function runs inside, and the
-//! test-only panic injection hook that proves it.
+//! The panic boundary every exported function runs inside, the record of
+//! a thread's last failing call (`nczarr_rs_last_error`), and the panic
+//! injection hook that proves the boundary.
 
-use crate::engine::error::{NC_EINTERNAL, NC_EINVAL, NC_EPERM, NC_NOERR};
-use crate::engine::NcResult;
+use crate::engine::error::{error_text, NC_EINTERNAL, NC_EINVAL, NC_EPERM, NC_NOERR};
+use crate::engine::{NcError, NcResult};
+use std::cell::RefCell;
+use std::ffi::CString;
 use std::os::raw::{c_char, c_int};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::RwLock;
 
 /// Runs the body of the exported function `name`. `Ok` → `NC_NOERR`,
-/// `Err(e)` → `e.code()`, a panic → `NC_EINTERNAL`.
+/// `Err(e)` → `e.code()`, a panic → `NC_EINTERNAL`. The failure of a call
+/// from C (not of one this library makes to itself), or a [`note`] left by
+/// one that succeeded, becomes this thread's `nczarr_rs_last_error`.
 pub(crate) fn guard(name: &'static str, body: impl FnOnce() -> NcResult<()>) -> c_int {
-    match catch_unwind(AssertUnwindSafe(|| {
+    with_last(|l| {
+        l.depth += 1;
+        l.inner = None;
+    });
+    let result = catch_unwind(AssertUnwindSafe(|| {
         maybe_inject_panic(name);
         body()
-    })) {
-        Ok(Ok(())) => NC_NOERR,
-        Ok(Err(e)) => e.code(),
-        Err(_) => NC_EINTERNAL,
-    }
+    }));
+    let (code, detail) = match result {
+        Ok(Ok(())) => (NC_NOERR, None),
+        Ok(Err(e)) => (e.code(), e.into_detail()),
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            (NC_EINTERNAL, Some(format!("panic: {what}").into_boxed_str()))
+        }
+    };
+    with_last(|l| {
+        l.depth = l.depth.saturating_sub(1);
+        if l.depth > 0 {
+            // a call the library made to itself: its caller's `status` may
+            // take the detail
+            l.inner = (code != NC_NOERR).then_some((code, detail));
+            return;
+        }
+        l.inner = None;
+        let note = l.note.take();
+        if code != NC_NOERR {
+            l.record = Record { function: name, code, detail };
+            l.text = None;
+        } else if let Some(note) = note {
+            l.record = Record { function: name, code, detail: Some(note) };
+            l.text = None;
+        }
+    });
+    code
 }
 
 /// The inverse of [`guard`]: a C status as a result (`NC_NOERR` is `Ok`),
-/// for bodies that call other C API functions.
+/// for bodies that call other C API functions. The error keeps the detail
+/// of the failed call, when it was ours.
 pub(crate) fn status(rc: c_int) -> NcResult<()> {
-    match rc {
-        NC_NOERR => Ok(()),
-        rc => Err(crate::engine::NcError::new(rc)),
+    if rc == NC_NOERR {
+        return Ok(());
     }
+    let detail = with_last(|l| match l.inner.take() {
+        Some((code, detail)) if code == rc => detail,
+        _ => None,
+    })
+    .flatten();
+    Err(match detail {
+        Some(d) => NcError::with(rc, d),
+        None => NcError::new(rc),
+    })
+}
+
+// ---- the last error of a thread -------------------------------------------
+
+/// Texts longer than this are cut (at a character boundary).
+const MAX_TEXT: usize = 4096;
+
+/// A failed call from C (or a note of one that succeeded).
+struct Record {
+    /// The exported function ("" when none has failed yet).
+    function: &'static str,
+    /// Its status (`NC_NOERR` for a note).
+    code: c_int,
+    detail: Option<Box<str>>,
+}
+
+/// This thread's state.
+struct Last {
+    /// Guarded calls running on this thread (more than one when the library
+    /// calls its own C API).
+    depth: u32,
+    /// The failure of the latest nested call, for [`status`].
+    inner: Option<(c_int, Option<Box<str>>)>,
+    /// A note of the running call, kept if it succeeds.
+    note: Option<Box<str>>,
+    /// What `nczarr_rs_last_error` reports.
+    record: Record,
+    /// The text last handed out; `None` once the record changed.
+    text: Option<CString>,
+}
+
+thread_local! {
+    static LAST: RefCell<Last> = const {
+        RefCell::new(Last {
+            depth: 0,
+            inner: None,
+            note: None,
+            record: Record { function: "", code: NC_NOERR, detail: None },
+            text: None,
+        })
+    };
+}
+
+/// Runs `f` on this thread's state; `None` while the thread is being torn
+/// down (a C destructor calling in).
+fn with_last<T>(f: impl FnOnce(&mut Last) -> T) -> Option<T> {
+    LAST.try_with(|l| l.try_borrow_mut().ok().map(|mut l| f(&mut l))).ok().flatten()
+}
+
+/// Leaves a note for the running exported call: what it ignored of a
+/// store's content to succeed (a malformed `.zmetadata`). It becomes the
+/// thread's `nczarr_rs_last_error` if the call succeeds.
+pub(crate) fn note(detail: impl Into<String>) {
+    with_last(|l| l.note = Some(detail.into().into_boxed_str()));
+}
+
+/// The text of this thread's last failing call (or note):
+/// `function: detail`, or `function: <nc_strerror text>` without a detail;
+/// "" before any. It lives until the record changes.
+pub(crate) fn last_error() -> *const c_char {
+    with_last(|l| {
+        let text = l.text.get_or_insert_with(|| render(&l.record));
+        text.as_ptr()
+    })
+    .unwrap_or(c"".as_ptr())
+}
+
+fn render(r: &Record) -> CString {
+    if r.function.is_empty() {
+        return CString::default();
+    }
+    let mut text = match (&r.detail, r.code) {
+        (Some(d), _) => format!("{}: {d}", r.function),
+        (None, code) if code > 0 => format!("{}: {}", r.function, std::io::Error::from_raw_os_error(code)),
+        (None, code) => format!("{}: {}", r.function, error_text(code)),
+    };
+    if text.len() > MAX_TEXT {
+        let mut end = MAX_TEXT;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push_str("...");
+    }
+    CString::new(text.replace('\0', "\\0")).unwrap_or_default()
 }
 
 /// Like [`guard`] for functions that return a value instead of a status;

@@ -3,7 +3,8 @@
 //! dispatch table, every compound/vlen/enum/opaque function answers
 //! `NC_ENOTNC4`. netCDF-3 tuning (`base_pe`) answers `NC_ENOTNC3`, as for any
 //! netCDF-4 file. Library helpers (`nc_copy_var`, `nc_copy_data`,
-//! `nc_free_vlen`, `nc_delete`, ...) are implemented for real.
+//! `nc_free_vlen`, `nc_delete`, ...) are implemented for real: the model
+//! work in the engine (`engine::copy`), the C translation here.
 #![allow(non_camel_case_types)]
 
 use super::args::{c_str, in_slice, non_null, out};
@@ -625,27 +626,8 @@ pub extern "C" fn nc_copy_var(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> 
         return guard("nc_copy_var", || unsafe { copy_var_across(ncid_in, varid, ncid_out) });
     }
     guard("nc_copy_var", || {
-        let (name, nctype, dims, atts, values) = read(ncid_in, |ds, gid| {
-            let v = ds.var(gid, varid)?;
-            let dims: Vec<(String, u64, bool)> =
-                v.dimids.iter().map(|&d| (ds.dims[d].name.clone(), ds.dims[d].len, ds.dims[d].unlimited)).collect();
-            Ok((v.name.clone(), v.nctype, dims, v.atts.clone(), ds.read_all(gid, varid)?))
-        })?;
-        write(ncid_out, |ds, gid| {
-            let mut dimids = Vec::new();
-            for (dname, len, unlimited) in &dims {
-                let d = ds.find_dim(gid, dname).ok_or(NcError::new(NC_EBADDIM))?;
-                if ds.dims[d].len != *len && !(*unlimited && ds.dims[d].unlimited) {
-                    return Err(NcError::with(NC_EINVAL, format!("dimension {dname} has another length")));
-                }
-                dimids.push(d as c_int);
-            }
-            let newid = ds.def_var(gid, &name, nctype, &dimids)? as c_int;
-            for a in atts {
-                ds.put_att(gid, newid, &a.name, a.values)?;
-            }
-            ds.write_all(gid, newid, &values)
-        })
+        let copy = read(ncid_in, |ds, gid| ds.copy_var_out(gid, varid))?;
+        write(ncid_out, |ds, gid| ds.copy_var_in(gid, copy).map(|_| ()))
     })
 }
 
@@ -724,21 +706,12 @@ pub unsafe extern "C" fn nc_copy_data_all(
     })
 }
 
-/// Prints the dataset's metadata objects (as last written or read) to
-/// standard output.
+/// A no-op for a valid ncid, as in netCDF-C's NCZarr (a library does not
+/// write to the program's standard output).
 #[no_mangle]
 pub extern "C" fn nc_show_metadata(ncid: c_int) -> c_int {
     by_ncid!(ncid => nc_show_metadata(ncid));
-    guard("nc_show_metadata", || {
-        read(ncid, |ds, _| {
-            let mut keys: Vec<_> = ds.written.keys().collect();
-            keys.sort();
-            for k in keys {
-                println!("{k}: {}", String::from_utf8_lossy(&ds.written[k]));
-            }
-            Ok(())
-        })
-    })
+    guard("nc_show_metadata", || read(ncid, |_, _| Ok(())))
 }
 
 /// `nc_copy_var` between this library and another, through the public API

@@ -69,18 +69,6 @@ unsafe fn slab(
     ds.slab(gid, varid, start.as_deref(), count.as_deref(), stride.as_deref(), imap.as_deref(), for_write)
 }
 
-/// Memory offsets (in elements) of the slab's positions, in slab order.
-fn positions(s: &Slab) -> Vec<usize> {
-    if s.is_empty() {
-        return vec![];
-    }
-    let mut out = vec![0usize];
-    for d in 0..s.count.len() {
-        out = out.iter().flat_map(|&base| (0..s.count[d]).map(move |k| base + (k * s.imap[d]) as usize)).collect();
-    }
-    out
-}
-
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn get(
     ncid: c_int,
@@ -111,9 +99,9 @@ pub(crate) unsafe fn get(
                 }
             }
             let dst = ip as *mut *mut c_char;
-            let pos = positions(&s);
-            let mut made = Vec::with_capacity(pos.len());
-            for &p in &pos {
+            // All copies are made before the caller's array is touched.
+            let mut made = Vec::new();
+            for p in s.offsets() {
                 match super::args::malloc_c_string(&strings[p]) {
                     Ok(c) => made.push(c),
                     Err(e) => {
@@ -122,7 +110,7 @@ pub(crate) unsafe fn get(
                     }
                 }
             }
-            for (&p, &c) in pos.iter().zip(&made) {
+            for (p, &c) in s.offsets().zip(&made) {
                 *dst.add(p) = c;
             }
             return result;
@@ -160,7 +148,7 @@ pub(crate) unsafe fn put(
         if memtype == NC_STRING {
             let src = op as *const *const c_char;
             let mut strings = crate::limits::try_filled(n, String::new()).map_err(|e| NcError::with(NC_ENOMEM, e.to_string()))?;
-            for p in positions(&s) {
+            for p in s.offsets() {
                 let c = *src.add(p);
                 if !c.is_null() {
                     strings[p] = CStr::from_ptr(c).to_string_lossy().into_owned();

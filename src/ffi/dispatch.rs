@@ -8,38 +8,31 @@
 //! nc_create("/data/x.zarr", NC_UDF0 | NC_CLOBBER, &ncid);   // via netCDF-C
 //! ```
 //!
-//! netCDF-C hands every slot its own ncid (`file << 16 | group`); the table
-//! maps netCDF-C's file number to this library's and forwards to the same
-//! functions the C API uses. netCDF-C 4.10's `.ncrc` plugin loading takes
+//! netCDF-C hands every slot its own ncid (`file << 16 | group`); the
+//! dataset table of [`super::nc`] knows each dataset opened here by
+//! netCDF-C's file number too, and the slots forward to the same functions
+//! the C API uses, with this library's ncid. The table is a typed
+//! `#[repr(C)]` struct ([`NcDispatch`]): a slot of the wrong signature does
+//! not compile, and a unit test compares its layout and signatures with
+//! the installed `netcdf_dispatch.h`. netCDF-C 4.10's `.ncrc` plugin loading takes
 //! `NETCDF.UDF0.INIT=nczarr_rs_udf_dispatch`. User-defined types answer
 //! `NC_ENOTNC4`, as in netCDF-C's own NCZarr table.
 #![allow(clippy::too_many_arguments)]
 
 use super::boundary::{guard, status};
 use super::compat::NC_Dispatch;
+use super::nc::{udf_attach, udf_ncid};
 use super::types::nc_type;
 use super::{atts, compat, data, files, vars};
 use crate::engine::consts::*;
 use crate::engine::error::*;
-use crate::engine::{NcError, NcResult};
-use std::collections::HashMap;
+use crate::engine::NcResult;
 use std::os::raw::{c_char, c_int, c_longlong, c_uint, c_void};
 use std::ptr::null;
-use std::sync::{LazyLock, Mutex};
-
-/// netCDF-C file number (`ncid >> 16`) -> this library's ncid of the root.
-static FILES: LazyLock<Mutex<HashMap<c_int, c_int>>> = LazyLock::new(Default::default);
-
-/// This library's ncid for a netCDF-C ncid (same group number).
-fn ours(ncid: c_int) -> NcResult<c_int> {
-    let map = FILES.lock().unwrap_or_else(|p| p.into_inner());
-    let root = map.get(&(ncid >> 16)).ok_or(NcError::new(NC_EBADID))?;
-    Ok(root | (ncid & 0xffff))
-}
 
 /// Runs `f` with this library's ncid, in the panic boundary.
 fn fwd_result(name: &'static str, ncid: c_int, f: impl FnOnce(c_int) -> NcResult<()>) -> c_int {
-    guard(name, || f(ours(ncid)?))
+    guard(name, || f(udf_ncid(ncid)?))
 }
 
 /// Runs a C API function `f` with this library's ncid; its status is the slot's.
@@ -47,14 +40,11 @@ fn fwd(name: &'static str, ncid: c_int, f: impl FnOnce(c_int) -> c_int) -> c_int
     fwd_result(name, ncid, |n| status(f(n)))
 }
 
-type F = Option<unsafe extern "C" fn()>;
-
-/// The table, laid out exactly as netCDF-C's `struct NC_Dispatch`.
-#[repr(C)]
-struct Table {
-    model: c_int,
-    dispatch_version: c_int,
-    slots: [F; 77],
+/// Opens or creates a dataset for netCDF-C, known by its ncid `theirs`.
+unsafe fn new_dataset(path: *const c_char, mode: c_int, theirs: c_int, create: bool) -> NcResult<()> {
+    let mut id = 0;
+    files::new_dataset(path, mode & !(NC_UDF0 | NC_UDF1), &mut id, create)?;
+    udf_attach(theirs, id)
 }
 
 unsafe extern "C" fn d_create(
@@ -64,15 +54,10 @@ unsafe extern "C" fn d_create(
     _basepe: c_int,
     _hint: *mut usize,
     _parameters: *mut c_void,
-    _table: *const c_void,
+    _table: *const NcDispatch,
     ncid: c_int,
 ) -> c_int {
-    guard("nczarr_rs_udf_create", || {
-        let mut id = 0;
-        files::new_dataset(path, cmode & !(NC_UDF0 | NC_UDF1), &mut id, true)?;
-        FILES.lock().unwrap_or_else(|p| p.into_inner()).insert(ncid >> 16, id);
-        Ok(())
-    })
+    guard("nczarr_rs_udf_create", || new_dataset(path, cmode, ncid, true))
 }
 
 unsafe extern "C" fn d_open(
@@ -81,29 +66,19 @@ unsafe extern "C" fn d_open(
     _basepe: c_int,
     _hint: *mut usize,
     _parameters: *mut c_void,
-    _table: *const c_void,
+    _table: *const NcDispatch,
     ncid: c_int,
 ) -> c_int {
-    guard("nczarr_rs_udf_open", || {
-        let mut id = 0;
-        files::new_dataset(path, mode & !(NC_UDF0 | NC_UDF1), &mut id, false)?;
-        FILES.lock().unwrap_or_else(|p| p.into_inner()).insert(ncid >> 16, id);
-        Ok(())
-    })
+    guard("nczarr_rs_udf_open", || new_dataset(path, mode, ncid, false))
 }
 
+// Closing the dataset also forgets netCDF-C's number for it (nc::udf_attach).
 unsafe extern "C" fn d_close(ncid: c_int, _memio: *mut c_void) -> c_int {
-    let rc = fwd("nczarr_rs_udf_close", ncid, |n| files::nc_close(n));
-    if rc == NC_NOERR {
-        FILES.lock().unwrap_or_else(|p| p.into_inner()).remove(&(ncid >> 16));
-    }
-    rc
+    fwd("nczarr_rs_udf_close", ncid, |n| files::nc_close(n))
 }
 
 unsafe extern "C" fn d_abort(ncid: c_int) -> c_int {
-    let rc = fwd("nczarr_rs_udf_abort", ncid, |n| files::nc_abort(n));
-    FILES.lock().unwrap_or_else(|p| p.into_inner()).remove(&(ncid >> 16));
-    rc
+    fwd("nczarr_rs_udf_abort", ncid, |n| files::nc_abort(n))
 }
 
 unsafe extern "C" fn d_enddef(ncid: c_int, a: usize, b: usize, c: usize, d: usize) -> c_int {
@@ -403,117 +378,305 @@ unsafe fn theirs_out(
 }
 
 unsafe extern "C" fn d_inq_type_equal(ncid1: c_int, t1: nc_type, ncid2: c_int, t2: nc_type, eq: *mut c_int) -> c_int {
-    fwd("nczarr_rs_udf_inq_type_equal", ncid1, |n1| match ours(ncid2) {
+    fwd("nczarr_rs_udf_inq_type_equal", ncid1, |n1| match udf_ncid(ncid2) {
         Ok(n2) => compat::nc_inq_type_equal(n1, t1, n2, t2, eq),
         Err(e) => e.code(),
     })
 }
 
-macro_rules! slot {
-    ($f:expr) => {
-        Some(unsafe { std::mem::transmute::<*const (), unsafe extern "C" fn()>($f as *const ()) })
+/// `struct NC_Dispatch` of netCDF-C's `netcdf_dispatch.h` ([`DISPATCH_VERSION`]):
+/// the field order and every slot's C signature, as a typed `#[repr(C)]`
+/// struct. A slot given a function of another signature does not compile;
+/// the unit test below compiles the real header and compares every offset
+/// and signature.
+macro_rules! dispatch_struct {
+    ($($field:ident ( $($arg:ty),* );)*) => {
+        #[repr(C)]
+        pub(crate) struct NcDispatch {
+            model: c_int,
+            dispatch_version: c_int,
+            $($field: Option<unsafe extern "C" fn($($arg),*) -> c_int>,)*
+        }
+
+        /// Every slot: its name, its offset and its parameter types.
+        #[cfg(test)]
+        const SLOTS: &[(&str, usize, &[&str])] =
+            &[$((stringify!($field), std::mem::offset_of!(NcDispatch, $field), &[$(stringify!($arg)),*])),*];
     };
 }
 
-static TABLE: LazyLock<Table> = LazyLock::new(|| Table {
+dispatch_struct! {
+    create(*const c_char, c_int, usize, c_int, *mut usize, *mut c_void, *const NcDispatch, c_int);
+    open(*const c_char, c_int, c_int, *mut usize, *mut c_void, *const NcDispatch, c_int);
+    redef(c_int);
+    _enddef(c_int, usize, usize, usize, usize);
+    sync(c_int);
+    abort(c_int);
+    close(c_int, *mut c_void);
+    set_fill(c_int, c_int, *mut c_int);
+    inq_format(c_int, *mut c_int);
+    inq_format_extended(c_int, *mut c_int, *mut c_int);
+    inq(c_int, *mut c_int, *mut c_int, *mut c_int, *mut c_int);
+    inq_type(c_int, nc_type, *mut c_char, *mut usize);
+    def_dim(c_int, *const c_char, usize, *mut c_int);
+    inq_dimid(c_int, *const c_char, *mut c_int);
+    inq_dim(c_int, c_int, *mut c_char, *mut usize);
+    inq_unlimdim(c_int, *mut c_int);
+    rename_dim(c_int, c_int, *const c_char);
+    inq_att(c_int, c_int, *const c_char, *mut nc_type, *mut usize);
+    inq_attid(c_int, c_int, *const c_char, *mut c_int);
+    inq_attname(c_int, c_int, c_int, *mut c_char);
+    rename_att(c_int, c_int, *const c_char, *const c_char);
+    del_att(c_int, c_int, *const c_char);
+    get_att(c_int, c_int, *const c_char, *mut c_void, nc_type);
+    put_att(c_int, c_int, *const c_char, nc_type, usize, *const c_void, nc_type);
+    def_var(c_int, *const c_char, nc_type, c_int, *const c_int, *mut c_int);
+    inq_varid(c_int, *const c_char, *mut c_int);
+    rename_var(c_int, c_int, *const c_char);
+    get_vara(c_int, c_int, *const usize, *const usize, *mut c_void, nc_type);
+    put_vara(c_int, c_int, *const usize, *const usize, *const c_void, nc_type);
+    get_vars(c_int, c_int, *const usize, *const usize, *const isize, *mut c_void, nc_type);
+    put_vars(c_int, c_int, *const usize, *const usize, *const isize, *const c_void, nc_type);
+    get_varm(c_int, c_int, *const usize, *const usize, *const isize, *const isize, *mut c_void, nc_type);
+    put_varm(c_int, c_int, *const usize, *const usize, *const isize, *const isize, *const c_void, nc_type);
+    inq_var_all(
+        c_int, c_int, *mut c_char, *mut nc_type, *mut c_int, *mut c_int, *mut c_int, *mut c_int, *mut c_int,
+        *mut c_int, *mut c_int, *mut c_int, *mut usize, *mut c_int, *mut c_void, *mut c_int, *mut c_uint,
+        *mut usize, *mut c_uint
+    );
+    var_par_access(c_int, c_int, c_int);
+    def_var_fill(c_int, c_int, c_int, *const c_void);
+    show_metadata(c_int);
+    inq_unlimdims(c_int, *mut c_int, *mut c_int);
+    inq_ncid(c_int, *const c_char, *mut c_int);
+    inq_grps(c_int, *mut c_int, *mut c_int);
+    inq_grpname(c_int, *mut c_char);
+    inq_grpname_full(c_int, *mut usize, *mut c_char);
+    inq_grp_parent(c_int, *mut c_int);
+    inq_grp_full_ncid(c_int, *const c_char, *mut c_int);
+    inq_varids(c_int, *mut c_int, *mut c_int);
+    inq_dimids(c_int, *mut c_int, *mut c_int, c_int);
+    inq_typeids(c_int, *mut c_int, *mut c_int);
+    inq_type_equal(c_int, nc_type, c_int, nc_type, *mut c_int);
+    def_grp(c_int, *const c_char, *mut c_int);
+    rename_grp(c_int, *const c_char);
+    inq_user_type(c_int, nc_type, *mut c_char, *mut usize, *mut nc_type, *mut usize, *mut c_int);
+    inq_typeid(c_int, *const c_char, *mut nc_type);
+    def_compound(c_int, usize, *const c_char, *mut nc_type);
+    insert_compound(c_int, nc_type, *const c_char, usize, nc_type);
+    insert_array_compound(c_int, nc_type, *const c_char, usize, nc_type, c_int, *const c_int);
+    inq_compound_field(c_int, nc_type, c_int, *mut c_char, *mut usize, *mut nc_type, *mut c_int, *mut c_int);
+    inq_compound_fieldindex(c_int, nc_type, *const c_char, *mut c_int);
+    def_vlen(c_int, *const c_char, nc_type, *mut nc_type);
+    put_vlen_element(c_int, c_int, *mut c_void, usize, *const c_void);
+    get_vlen_element(c_int, c_int, *const c_void, *mut usize, *mut c_void);
+    def_enum(c_int, nc_type, *const c_char, *mut nc_type);
+    insert_enum(c_int, nc_type, *const c_char, *const c_void);
+    inq_enum_member(c_int, nc_type, c_int, *mut c_char, *mut c_void);
+    inq_enum_ident(c_int, nc_type, c_longlong, *mut c_char);
+    def_opaque(c_int, usize, *const c_char, *mut nc_type);
+    def_var_deflate(c_int, c_int, c_int, c_int, c_int);
+    def_var_fletcher32(c_int, c_int, c_int);
+    def_var_chunking(c_int, c_int, c_int, *const usize);
+    def_var_endian(c_int, c_int, c_int);
+    def_var_filter(c_int, c_int, c_uint, usize, *const c_uint);
+    set_var_chunk_cache(c_int, c_int, usize, usize, f32);
+    get_var_chunk_cache(c_int, c_int, *mut usize, *mut usize, *mut f32);
+    inq_var_filter_ids(c_int, c_int, *mut usize, *mut c_uint);
+    inq_var_filter_info(c_int, c_int, c_uint, *mut usize, *mut c_uint);
+    def_var_quantize(c_int, c_int, c_int, c_int);
+    inq_var_quantize(c_int, c_int, *mut c_int, *mut c_int);
+    inq_filter_avail(c_int, c_uint);
+}
+
+/// `NC_DISPATCH_VERSION` of the layout above: 5 in every netCDF-C from
+/// 4.9.0 to 4.10.1 (the header is unchanged between them), which refuse a
+/// table of another version.
+pub(crate) const DISPATCH_VERSION: c_int = 5;
+
+static TABLE: NcDispatch = NcDispatch {
     model: NC_FORMATX_UDF0,
-    dispatch_version: 5,
-    slots: [
-        slot!(d_create),
-        slot!(d_open),
-        slot!(d_redef),
-        slot!(d_enddef),
-        slot!(d_sync),
-        slot!(d_abort),
-        slot!(d_close),
-        slot!(d_set_fill),
-        slot!(d_inq_format),
-        slot!(d_inq_format_extended),
-        slot!(d_inq),
-        slot!(d_inq_type),
-        slot!(d_def_dim),
-        slot!(d_inq_dimid),
-        slot!(d_inq_dim),
-        slot!(d_inq_unlimdim),
-        slot!(d_rename_dim),
-        slot!(d_inq_att),
-        slot!(d_inq_attid),
-        slot!(d_inq_attname),
-        slot!(d_rename_att),
-        slot!(d_del_att),
-        slot!(d_get_att),
-        slot!(d_put_att),
-        slot!(d_def_var),
-        slot!(d_inq_varid),
-        slot!(d_rename_var),
-        slot!(d_get_vara),
-        slot!(d_put_vara),
-        slot!(d_get_vars),
-        slot!(d_put_vars),
-        slot!(d_get_varm),
-        slot!(d_put_varm),
-        slot!(d_inq_var_all),
-        slot!(d_var_par_access),
-        slot!(d_def_var_fill),
-        slot!(d_show_metadata),
-        slot!(d_inq_unlimdims),
-        slot!(d_inq_ncid),
-        slot!(d_inq_grps),
-        slot!(d_inq_grpname),
-        slot!(d_inq_grpname_full),
-        slot!(d_inq_grp_parent),
-        slot!(d_inq_grp_full_ncid),
-        slot!(d_inq_varids),
-        slot!(d_inq_dimids),
-        slot!(d_inq_typeids),
-        slot!(d_inq_type_equal),
-        slot!(d_def_grp),
-        slot!(d_rename_grp),
-        slot!(d_inq_user_type),
-        slot!(d_inq_typeid),
-        slot!(d_def_compound),
-        slot!(d_insert_compound),
-        slot!(d_insert_array_compound),
-        slot!(d_inq_compound_field),
-        slot!(d_inq_compound_fieldindex),
-        slot!(d_def_vlen),
-        slot!(d_put_vlen_element),
-        slot!(d_get_vlen_element),
-        slot!(d_def_enum),
-        slot!(d_insert_enum),
-        slot!(d_inq_enum_member),
-        slot!(d_inq_enum_ident),
-        slot!(d_def_opaque),
-        slot!(d_def_var_deflate),
-        slot!(d_def_var_fletcher32),
-        slot!(d_def_var_chunking),
-        slot!(d_def_var_endian),
-        slot!(d_def_var_filter),
-        slot!(d_set_var_chunk_cache),
-        slot!(d_get_var_chunk_cache),
-        slot!(d_inq_var_filter_ids),
-        slot!(d_inq_var_filter_info),
-        slot!(d_def_var_quantize),
-        slot!(d_inq_var_quantize),
-        slot!(d_inq_filter_avail),
-    ],
-});
+    dispatch_version: DISPATCH_VERSION,
+    create: Some(d_create),
+    open: Some(d_open),
+    redef: Some(d_redef),
+    _enddef: Some(d_enddef),
+    sync: Some(d_sync),
+    abort: Some(d_abort),
+    close: Some(d_close),
+    set_fill: Some(d_set_fill),
+    inq_format: Some(d_inq_format),
+    inq_format_extended: Some(d_inq_format_extended),
+    inq: Some(d_inq),
+    inq_type: Some(d_inq_type),
+    def_dim: Some(d_def_dim),
+    inq_dimid: Some(d_inq_dimid),
+    inq_dim: Some(d_inq_dim),
+    inq_unlimdim: Some(d_inq_unlimdim),
+    rename_dim: Some(d_rename_dim),
+    inq_att: Some(d_inq_att),
+    inq_attid: Some(d_inq_attid),
+    inq_attname: Some(d_inq_attname),
+    rename_att: Some(d_rename_att),
+    del_att: Some(d_del_att),
+    get_att: Some(d_get_att),
+    put_att: Some(d_put_att),
+    def_var: Some(d_def_var),
+    inq_varid: Some(d_inq_varid),
+    rename_var: Some(d_rename_var),
+    get_vara: Some(d_get_vara),
+    put_vara: Some(d_put_vara),
+    get_vars: Some(d_get_vars),
+    put_vars: Some(d_put_vars),
+    get_varm: Some(d_get_varm),
+    put_varm: Some(d_put_varm),
+    inq_var_all: Some(d_inq_var_all),
+    var_par_access: Some(d_var_par_access),
+    def_var_fill: Some(d_def_var_fill),
+    show_metadata: Some(d_show_metadata),
+    inq_unlimdims: Some(d_inq_unlimdims),
+    inq_ncid: Some(d_inq_ncid),
+    inq_grps: Some(d_inq_grps),
+    inq_grpname: Some(d_inq_grpname),
+    inq_grpname_full: Some(d_inq_grpname_full),
+    inq_grp_parent: Some(d_inq_grp_parent),
+    inq_grp_full_ncid: Some(d_inq_grp_full_ncid),
+    inq_varids: Some(d_inq_varids),
+    inq_dimids: Some(d_inq_dimids),
+    inq_typeids: Some(d_inq_typeids),
+    inq_type_equal: Some(d_inq_type_equal),
+    def_grp: Some(d_def_grp),
+    rename_grp: Some(d_rename_grp),
+    inq_user_type: Some(d_inq_user_type),
+    inq_typeid: Some(d_inq_typeid),
+    def_compound: Some(d_def_compound),
+    insert_compound: Some(d_insert_compound),
+    insert_array_compound: Some(d_insert_array_compound),
+    inq_compound_field: Some(d_inq_compound_field),
+    inq_compound_fieldindex: Some(d_inq_compound_fieldindex),
+    def_vlen: Some(d_def_vlen),
+    put_vlen_element: Some(d_put_vlen_element),
+    get_vlen_element: Some(d_get_vlen_element),
+    def_enum: Some(d_def_enum),
+    insert_enum: Some(d_insert_enum),
+    inq_enum_member: Some(d_inq_enum_member),
+    inq_enum_ident: Some(d_inq_enum_ident),
+    def_opaque: Some(d_def_opaque),
+    def_var_deflate: Some(d_def_var_deflate),
+    def_var_fletcher32: Some(d_def_var_fletcher32),
+    def_var_chunking: Some(d_def_var_chunking),
+    def_var_endian: Some(d_def_var_endian),
+    def_var_filter: Some(d_def_var_filter),
+    set_var_chunk_cache: Some(d_set_var_chunk_cache),
+    get_var_chunk_cache: Some(d_get_var_chunk_cache),
+    inq_var_filter_ids: Some(d_inq_var_filter_ids),
+    inq_var_filter_info: Some(d_inq_var_filter_info),
+    def_var_quantize: Some(d_def_var_quantize),
+    inq_var_quantize: Some(d_inq_var_quantize),
+    inq_filter_avail: Some(d_inq_filter_avail),
+};
 
 /// The dispatch table for netCDF-C's `nc_def_user_format` (and the `INIT`
 /// function of netCDF-C 4.10's `.ncrc` UDF plugins). The table is static.
 #[no_mangle]
 pub extern "C" fn nczarr_rs_udf_dispatch() -> *const NC_Dispatch {
     super::boundary::guard_or("nczarr_rs_udf_dispatch", std::ptr::null(), || {
-        &*TABLE as *const Table as *const NC_Dispatch
+        &TABLE as *const NcDispatch as *const NC_Dispatch
     })
 }
 
 #[cfg(test)]
 mod tests {
+    use super::{NcDispatch, DISPATCH_VERSION, SLOTS};
+    use std::path::Path;
+    use std::process::Command;
+
+    /// A Rust parameter type of [`SLOTS`] (`stringify!`d) in C.
+    fn c_type(rust: &str) -> String {
+        let t: String = rust.split_whitespace().collect();
+        if let Some(inner) = t.strip_prefix("*const") {
+            return format!("const {} *", c_type(inner));
+        }
+        if let Some(inner) = t.strip_prefix("*mut") {
+            return format!("{} *", c_type(inner));
+        }
+        match t.as_str() {
+            "c_int" => "int",
+            "c_uint" => "unsigned int",
+            "c_char" => "char",
+            "c_void" => "void",
+            "c_longlong" => "long long",
+            "usize" => "size_t",
+            "isize" => "ptrdiff_t",
+            "f32" => "float",
+            "nc_type" => "nc_type",
+            "NcDispatch" => "struct NC_Dispatch",
+            other => panic!("no C spelling for {other}"),
+        }
+        .to_string()
+    }
+
+    /// A C program that takes every slot of netCDF-C's own `NC_Dispatch`
+    /// into a pointer of the type the Rust table declares (an incompatible
+    /// signature does not compile with -Werror), then prints the size, the
+    /// version and every slot's offset.
+    fn layout_program() -> String {
+        let mut c = String::from(
+            "#include <stddef.h>\n#include <stdio.h>\n#include <netcdf.h>\n#include <netcdf_dispatch.h>\n\
+             int main(void) {\n    static NC_Dispatch t;\n",
+        );
+        for (name, _, args) in SLOTS {
+            let params: Vec<String> = args.iter().map(|a| c_type(a)).collect();
+            c += &format!("    int (*s_{name})({}) = t.{name};\n    (void)s_{name};\n", params.join(", "));
+        }
+        c += "    printf(\"size %zu\\n\", sizeof(NC_Dispatch));\n";
+        c += "    printf(\"version %d\\n\", NC_DISPATCH_VERSION);\n";
+        c += "    printf(\"model %zu\\n\", offsetof(NC_Dispatch, model));\n";
+        c += "    printf(\"dispatch_version %zu\\n\", offsetof(NC_Dispatch, dispatch_version));\n";
+        for (name, _, _) in SLOTS {
+            c += &format!("    printf(\"{name} %zu\\n\", offsetof(NC_Dispatch, {name}));\n");
+        }
+        c + "    return 0;\n}\n"
+    }
+
     #[test]
-    fn table_has_netcdf_c_layout() {
-        // 2 ints + 77 function pointers: 624 bytes on LP64 (netcdf-c-facts §1.1)
-        assert_eq!(std::mem::size_of::<super::Table>(), 8 + 77 * std::mem::size_of::<usize>());
-        assert_eq!(std::mem::offset_of!(super::Table, slots), 8);
+    fn layout_and_signatures_match_netcdf_c_header() {
+        use std::mem::{offset_of, size_of};
+        // netCDF-C's 2 ints and 77 slots: 624 bytes on LP64 (netcdf-c-facts §1.1)
+        assert_eq!(SLOTS.len(), 77);
+        assert_eq!(size_of::<NcDispatch>(), 8 + 77 * size_of::<usize>());
+        let header = Path::new("/usr/include/netcdf_dispatch.h");
+        if !header.exists() {
+            eprintln!("{} is not installed (libnetcdf-dev): the C comparison is skipped", header.display());
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("layout.c");
+        let exe = dir.path().join("layout");
+        std::fs::write(&src, layout_program()).unwrap();
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        let out = Command::new(&cc)
+            .args(["-std=c99", "-Wall", "-Werror", "-o"])
+            .arg(&exe)
+            .arg(&src)
+            .output()
+            .unwrap_or_else(|e| panic!("{cc}: {e}"));
+        assert!(
+            out.status.success(),
+            "the slots do not match netcdf_dispatch.h:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = Command::new(&exe).output().unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        let c: std::collections::HashMap<&str, usize> =
+            text.lines().filter_map(|l| l.split_once(' ')).map(|(k, v)| (k, v.parse().unwrap())).collect();
+        assert_eq!(c["size"], size_of::<NcDispatch>());
+        assert_eq!(c["version"], DISPATCH_VERSION as usize);
+        assert_eq!(c["model"], offset_of!(NcDispatch, model));
+        assert_eq!(c["dispatch_version"], offset_of!(NcDispatch, dispatch_version));
+        for (name, offset, _) in SLOTS {
+            assert_eq!(c[name], *offset, "offset of {name}");
+        }
     }
 }

@@ -3,7 +3,7 @@
 use super::args::{c_str, in_slice, opt_c_str, out, out_name, out_slice};
 use super::boundary::guard;
 use super::interpose::{by_ncid, by_path};
-use super::nc::{make_ncid, read, sibling_ncid, split, write, FILES};
+use super::nc::{add_file, make_ncid, read, sibling_ncid, split, write, FILES};
 use super::types::nc_type;
 use crate::engine::consts::*;
 use crate::engine::error::*;
@@ -11,7 +11,6 @@ use crate::engine::types::{type_name, type_size};
 use crate::engine::{file, NcError, NcResult};
 use std::os::raw::{c_char, c_int};
 use std::ptr::null_mut;
-use std::sync::{Arc, RwLock};
 
 /// Creates (`create`) or opens a dataset and returns its ncid through `ncidp`
 /// (this library's engine, whatever the path: the UDF table calls it too).
@@ -20,7 +19,7 @@ use std::sync::{Arc, RwLock};
 pub(crate) unsafe fn new_dataset(path: *const c_char, mode: c_int, ncidp: *mut c_int, create: bool) -> NcResult<()> {
     let path = c_str(path)?;
     let ds = if create { file::create(path, mode)? } else { file::open(path, mode)? };
-    let id = FILES.insert(Arc::new(RwLock::new(ds)))?;
+    let id = add_file(ds)?;
     out(ncidp, make_ncid(id, 0));
     Ok(())
 }

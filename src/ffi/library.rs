@@ -99,3 +99,22 @@ pub unsafe extern "C" fn nczarr_rs_advise(routine_name: *const c_char, err: c_in
         Ok(())
     })
 }
+
+/// What went wrong in the last call into this library on this thread that
+/// failed: the function, then the detail behind its status (the store key,
+/// the byte or JSON position, the reason), e.g.
+/// `nc_open: /v/.zarray: bad JSON: expected value at line 1 column 9`.
+/// A call without more to say than its status gives
+/// `function: <nc_strerror text>`; before any failure the text is "".
+/// A call that succeeded by ignoring bad store content (a malformed
+/// consolidated `.zmetadata`, which is then skipped, as netCDF-C does) also
+/// leaves its note here. Successful calls leave it unchanged; calls that go
+/// to another libnetcdf in the process (see `NCZARR_RS_LIBNETCDF`) are not
+/// recorded. Each thread has its own.
+///
+/// The string belongs to the library; it stays valid on this thread until
+/// the next call that fails or leaves a note. Never NULL.
+#[no_mangle]
+pub extern "C" fn nczarr_rs_last_error() -> *const c_char {
+    guard_or("nczarr_rs_last_error", c"".as_ptr(), super::boundary::last_error)
+}

@@ -15,7 +15,7 @@
 use super::args::{bytes, c_str, out};
 use super::boundary::guard;
 use super::interpose::{always, by_ncid, by_path};
-use super::nc::{make_ncid, split, FILES};
+use super::nc::{add_file, make_ncid, split};
 use crate::engine::consts::*;
 use crate::engine::error::*;
 use crate::engine::{file, url, NcError, NcResult};
@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::os::raw::{c_char, c_int, c_void};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, RwLock};
+use std::sync::{LazyLock, Mutex};
 
 /// netCDF-C's memory image descriptor (`netcdf_mem.h`).
 #[repr(C)]
@@ -119,7 +119,7 @@ fn foreign_image(image: &[u8]) -> NcError {
 /// Registers an open dataset and its image; returns the ncid.
 fn register(mut ds: crate::engine::model::Dataset, path: &str, image: Image) -> NcResult<c_int> {
     ds.path = path.to_string();
-    let fid = FILES.insert(Arc::new(RwLock::new(ds)))?;
+    let fid = add_file(ds)?;
     images().insert(fid, image);
     Ok(make_ncid(fid, 0))
 }

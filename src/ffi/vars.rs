@@ -8,7 +8,7 @@ use super::types::nc_type;
 use super::values::{from_mem, to_mem};
 use crate::engine::consts::*;
 use crate::engine::error::*;
-use crate::engine::filters::AVAILABLE;
+use crate::engine::filters;
 use crate::engine::{NcError, NcResult};
 use std::os::raw::{c_char, c_int, c_uint, c_void};
 
@@ -442,34 +442,13 @@ pub unsafe extern "C" fn nc_def_var_filter(
         not_global(varid)?;
         let params = in_slice(parms, nparams)?;
         read(ncid, |ds, gid| ds.check_fixed_size(gid, varid))?;
-        write(ncid, |ds, gid| match id {
-            H5Z_FILTER_DEFLATE => {
-                if params.len() != 1 {
-                    return Err(NcError::new(NC_EFILTER));
-                }
-                ds.def_var_deflate(gid, varid, false, true, params[0] as c_int)
-            }
-            H5Z_FILTER_SHUFFLE => ds.def_var_deflate(gid, varid, true, false, 0),
-            H5Z_FILTER_ZSTD => {
-                if params.len() != 1 {
-                    return Err(NcError::new(NC_EFILTER));
-                }
-                ds.def_var_zstd(gid, varid, params[0] as c_int)
-            }
-            H5Z_FILTER_BLOSC => {
-                if params.len() != 7 {
-                    return Err(NcError::new(NC_EFILTER));
-                }
-                ds.def_var_blosc(gid, varid, params[6], params[4], params[3], params[5])
-            }
-            _ => ds.def_var_codec_filter(gid, varid, id, params),
-        })
+        write(ncid, |ds, gid| ds.def_var_codec_filter(gid, varid, id, params))
     })
 }
 
-/// `NC_NOERR` for the filters this build can encode and decode (deflate,
-/// shuffle, fletcher32, bzip2, zstd, blosc, lz4), `NC_ENOFILTER` for any
-/// other.
+/// `NC_NOERR` for the filters this build can encode and decode (the codec
+/// registry's: deflate, shuffle, fletcher32, bzip2, zstd, blosc, lz4),
+/// `NC_ENOFILTER` for any other.
 #[no_mangle]
 pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
     by_ncid!(ncid => nc_inq_filter_avail(ncid, id));
@@ -484,7 +463,7 @@ fn filter_avail(ncid: c_int, id: c_uint) -> NcResult<()> {
     if id == 0 || id >= H5Z_FILTER_MAX {
         return Err(NcError::new(NC_EINVAL));
     }
-    if AVAILABLE.contains(&id) {
+    if filters::available(id) {
         Ok(())
     } else {
         Err(NcError::new(NC_ENOFILTER))
@@ -548,7 +527,7 @@ pub extern "C" fn nc_def_var_zstandard(ncid: c_int, varid: c_int, level: c_int) 
     by_ncid!(ncid => nc_def_var_zstandard(ncid, varid, level));
     guard("nc_def_var_zstandard", || {
         not_global(varid)?;
-        write(ncid, |ds, gid| ds.def_var_zstd(gid, varid, level))
+        write(ncid, |ds, gid| ds.def_var_codec_filter(gid, varid, H5Z_FILTER_ZSTD, &[level as c_uint]))
     })
 }
 
@@ -590,7 +569,9 @@ pub extern "C" fn nc_def_var_blosc(
     by_ncid!(ncid => nc_def_var_blosc(ncid, varid, subcompressor, level, blocksize, addshuffle));
     guard("nc_def_var_blosc", || {
         not_global(varid)?;
-        write(ncid, |ds, gid| ds.def_var_blosc(gid, varid, subcompressor, level, blocksize, addshuffle))
+        // the seven parameters of filter 32001, as netCDF-C passes them
+        let params = [0, 0, 0, blocksize, level, addshuffle, subcompressor];
+        write(ncid, |ds, gid| ds.def_var_codec_filter(gid, varid, H5Z_FILTER_BLOSC, &params))
     })
 }
 

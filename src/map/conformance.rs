@@ -222,6 +222,97 @@ pub fn concurrent_writers_and_readers(fx: &dyn Fixture) {
     assert_eq!(s.list_prefix(&StoreKey::root()).unwrap().len(), 200);
 }
 
+fn is_conflict<T: std::fmt::Debug>(r: Result<T, MapError>) -> bool {
+    matches!(r, Err(MapError::Conflict(_)))
+}
+
+pub fn versioned_reads_and_conditional_writes(fx: &dyn Fixture) {
+    let s = fx.create("versioned_reads_and_conditional_writes");
+    let key = k("/v/0");
+    assert!(s.get_versioned(&key).unwrap().is_none());
+    // None: only if absent
+    let v1 = s.put_if(&key, b"one", None).unwrap();
+    assert!(is_conflict(s.put_if(&key, b"not written", None)));
+    let (bytes, v) = s.get_versioned(&key).unwrap().unwrap();
+    assert_eq!((bytes.as_slice(), &v), (&b"one"[..], &v1));
+    let v2 = s.put_if(&key, b"two", Some(&v1)).unwrap();
+    assert_ne!(v1, v2);
+    // a stale version is refused, and nothing is written
+    assert!(is_conflict(s.put_if(&key, b"three", Some(&v1))));
+    assert_eq!(s.get_versioned(&key).unwrap().unwrap(), (b"two".to_vec(), v2.clone()));
+    // an unconditional write is a new version too
+    s.set(&key, b"four").unwrap();
+    assert!(is_conflict(s.put_if(&key, b"five", Some(&v2))));
+    let (bytes, v4) = s.get_versioned(&key).unwrap().unwrap();
+    assert_eq!(bytes, b"four");
+    s.put_if(&key, b"six", Some(&v4)).unwrap();
+    // an object removed since it was read is a conflict as well
+    let (_, v6) = s.get_versioned(&key).unwrap().unwrap();
+    s.erase(&key).unwrap();
+    assert!(is_conflict(s.put_if(&key, b"seven", Some(&v6))));
+    assert_eq!(s.get(&key).unwrap(), None);
+    // the tree rule holds for conditional writes
+    s.set(&k("/a/b"), b"x").unwrap();
+    assert!(matches!(s.put_if(&k("/a"), b"y", None), Err(MapError::KeyConflict(_))));
+    assert!(matches!(s.put_if(&k("/a/b/c"), b"y", None), Err(MapError::KeyConflict(_))));
+    s.flush().unwrap();
+    drop(s);
+    let ro = fx.reopen("versioned_reads_and_conditional_writes", false);
+    assert!(matches!(ro.put_if(&k("/a/c"), b"y", None), Err(MapError::ReadOnly)));
+    assert!(matches!(ro.lock().map(drop), Err(MapError::ReadOnly)));
+    assert_eq!(ro.get_versioned(&k("/a/b")).unwrap().unwrap().0, b"x");
+}
+
+/// Read-modify-write loops of several threads on one counter object: with
+/// `put_if` no increment is lost.
+pub fn conditional_writes_lose_no_update(fx: &dyn Fixture) {
+    let s = fx.create("conditional_writes_lose_no_update");
+    let key = k("/counter");
+    s.put_if(&key, b"0", None).unwrap();
+    let (threads, each) = (4, 10);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                for _ in 0..each {
+                    loop {
+                        let (bytes, v) = s.get_versioned(&key).unwrap().unwrap();
+                        let n: u32 = std::str::from_utf8(&bytes).unwrap().parse().unwrap();
+                        match s.put_if(&key, (n + 1).to_string().as_bytes(), Some(&v)) {
+                            Ok(_) => break,
+                            Err(MapError::Conflict(_)) => continue,
+                            Err(e) => panic!("{e}"),
+                        }
+                    }
+                }
+            });
+        }
+    });
+    assert_eq!(s.get(&key).unwrap().unwrap(), (threads * each).to_string().as_bytes());
+}
+
+/// The store lock is exclusive: no two holders at once.
+pub fn store_lock_is_exclusive(fx: &dyn Fixture) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let s = fx.create("store_lock_is_exclusive");
+    let inside = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                for _ in 0..20 {
+                    let _l = s.lock().unwrap();
+                    assert!(!inside.swap(true, Ordering::SeqCst), "two holders of the store lock");
+                    std::thread::yield_now();
+                    inside.store(false, Ordering::SeqCst);
+                }
+            });
+        }
+    });
+    // writes go on while it is held (object writes do not take it)
+    let _l = s.lock().unwrap();
+    s.set(&k("/x"), b"1").unwrap();
+    s.put_if(&k("/y"), b"1", None).unwrap();
+}
+
 /// Expands to one `#[test]` per conformance check, for the fixture given.
 #[macro_export]
 macro_rules! store_conformance_tests {
@@ -232,7 +323,8 @@ macro_rules! store_conformance_tests {
             list_dir_semantics, empty_root_lists_empty, list_prefix_is_recursive_and_sorted,
             tree_rule_is_enforced, erase_and_erase_prefix, reopen_sees_data,
             read_only_rejects_writes, destroy_removes_dataset, unusual_but_valid_names,
-            concurrent_writers_and_readers);
+            concurrent_writers_and_readers, versioned_reads_and_conditional_writes,
+            conditional_writes_lose_no_update, store_lock_is_exclusive);
     };
     (@each $fixture:expr; $($check:ident),* $(,)?) => {
         $(

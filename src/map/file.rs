@@ -28,20 +28,43 @@
 //!   (`nc_sync`/`nc_close`); `NCZARR_RS_FSYNC=0` turns both off.
 //! * Temporary files left by writers that died are removed when the store
 //!   is next opened for writing.
+//!
+//! Several writers, in this process or others, may share a store: every
+//! write of an object holds that object's lock (an open-file-description
+//! record lock on one byte of `.nczarr-rs.lock` at the store's root, plus a
+//! mutex for the threads of this handle), so a conditional write
+//! ([`ConditionalStore::put_if`]: compare the file's identity, then
+//! replace it) is atomic with respect to every other writer's. The lock
+//! file is created `O_NOFOLLOW`, must be a regular file, is never deleted
+//! while the store exists, and is invisible to listings.
 
 use super::{
-    checked_range, ranged_write_end, ListableStore, MapError, MapResult, ReadableStore, Store, StoreKey, WritableStore,
+    checked_range, ranged_write_end, ConditionalStore, ListableStore, MapError, MapResult, ReadableStore, Store,
+    StoreKey, StoreLock, Version, WritableStore,
 };
 use std::collections::HashSet;
 use std::fs;
 use std::io::{self, ErrorKind, Read, Write};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 
 /// Prefix of the temporary files used for atomic writes.
 const TMP_PREFIX: &str = ".nczarr-rs-tmp.";
+
+/// The lock file at the root of a store written by this driver.
+pub const LOCK_FILE: &str = ".nczarr-rs.lock";
+
+/// Object locks: a key's lock is stripe `hash(key) % LOCK_STRIPES`, byte
+/// `1 + stripe` of the lock file (byte 0 is the store lock). Two keys may
+/// share a stripe (they then wait for each other, harmlessly).
+const LOCK_STRIPES: usize = 256;
+
+/// Write counts (see [`version_of`]): slot `hash(key) % COUNT_SLOTS`,
+/// guarded by the lock of stripe `slot % LOCK_STRIPES`. Keys that share a
+/// slot see each other's writes as changes (a needless merge, no harm).
+const COUNT_SLOTS: usize = 65536;
 
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
@@ -125,6 +148,11 @@ pub(crate) fn is_stale_temp(name: &str, stem: &str) -> bool {
 /// but a regular file is refused. The open is `O_NONBLOCK` and the type
 /// checked on the open file, so a FIFO never blocks the caller.
 fn open_regular(path: &Path) -> MapResult<Option<(fs::File, u64)>> {
+    Ok(open_regular_meta(path)?.map(|(f, m)| (f, m.len())))
+}
+
+/// [`open_regular`] with the opened file's metadata.
+fn open_regular_meta(path: &Path) -> MapResult<Option<(fs::File, fs::Metadata)>> {
     let f = match fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path) {
         Ok(f) => f,
         Err(e) if is_absent(&e) || e.kind() == ErrorKind::IsADirectory => return Ok(None),
@@ -140,7 +168,121 @@ fn open_regular(path: &Path) -> MapResult<Option<(fs::File, u64)>> {
     if !meta.is_file() {
         return Err(MapError::NotRegular(path.display().to_string()));
     }
-    Ok(Some((f, meta.len())))
+    Ok(Some((f, meta)))
+}
+
+/// The version of an object file: the write count of its lock stripe
+/// (read before the file was opened), then its identity. The identity
+/// alone is not enough: ext4 hands a freed inode number to the next file at
+/// once, and timestamps are coarse, so a file replaced twice within a few
+/// milliseconds can look unchanged. The count can only grow: every write
+/// of an object adds one, under the object's lock, after its rename.
+fn version_of(count: u64, m: &fs::Metadata) -> Version {
+    Version::new(format!(
+        "{count}:{}:{}:{}:{}.{}:{}.{}",
+        m.dev(),
+        m.ino(),
+        m.size(),
+        m.mtime(),
+        m.mtime_nsec(),
+        m.ctime(),
+        m.ctime_nsec()
+    ))
+}
+
+/// Where the write count of `slot` is kept in the lock file (after the
+/// bytes used as locks; the file is sparse).
+fn count_offset(slot: usize) -> u64 {
+    4096 + 8 * slot as u64
+}
+
+/// The write count of `slot` (0 before any).
+fn read_count(file: &fs::File, slot: usize) -> io::Result<u64> {
+    let mut b = [0u8; 8];
+    let n = file.read_at(&mut b, count_offset(slot))?;
+    Ok(if n == 8 { u64::from_le_bytes(b) } else { 0 })
+}
+
+/// The write-count slot of `key`.
+fn slot_of(key: &StoreKey) -> usize {
+    (stable_hash(key.as_str()) % COUNT_SLOTS as u64) as usize
+}
+
+/// FNV-1a: a hash that is the same in every process (the lock stripes).
+fn stable_hash(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// Locks (`F_WRLCK`) or unlocks (`F_UNLCK`) byte `at` of `file` with an
+/// open-file-description lock, waiting for other holders.
+fn range_lock(file: &fs::File, at: u64, kind: libc::c_int) -> io::Result<()> {
+    let lk = libc::flock {
+        l_type: kind as libc::c_short,
+        l_whence: libc::SEEK_SET as libc::c_short,
+        l_start: at as libc::off_t,
+        l_len: 1,
+        l_pid: 0,
+    };
+    let cmd = if kind == libc::F_UNLCK { libc::F_OFD_SETLK } else { libc::F_OFD_SETLKW };
+    loop {
+        // SAFETY: fcntl on an open descriptor with a valid flock struct.
+        if unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(file), cmd, &lk) } == 0 {
+            return Ok(());
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+/// One held byte of the lock file (and the in-process mutex that goes with
+/// it: record locks of one open file description do not exclude each other).
+struct RangeGuard<'a> {
+    _mutex: MutexGuard<'a, ()>,
+    file: Arc<fs::File>,
+    at: u64,
+    /// The write-count slot of the object locked (object locks only).
+    slot: usize,
+}
+
+impl RangeGuard<'_> {
+    /// The locked object's write count.
+    fn count(&self) -> io::Result<u64> {
+        read_count(&self.file, self.slot)
+    }
+
+    /// Counts a write of the locked object (done: renamed).
+    fn wrote(&self) -> io::Result<()> {
+        let n = self.count()?.wrapping_add(1);
+        self.file.write_all_at(&n.to_le_bytes(), count_offset(self.slot))
+    }
+}
+
+impl Drop for RangeGuard<'_> {
+    fn drop(&mut self) {
+        // Unlocking cannot fail on a valid descriptor; closing it would too.
+        let _ = range_lock(&self.file, self.at, libc::F_UNLCK);
+    }
+}
+
+/// The locks of one store handle (see the module documentation).
+struct Locks {
+    /// The lock file, opened by this process (a forked child opens its own:
+    /// it would share the parent's locks otherwise).
+    file: Mutex<Option<(u32, Arc<fs::File>)>>,
+    stripes: Vec<Mutex<()>>,
+    store: Mutex<()>,
+}
+
+impl Locks {
+    fn new() -> Self {
+        Locks {
+            file: Mutex::new(None),
+            stripes: (0..LOCK_STRIPES).map(|_| Mutex::new(())).collect(),
+            store: Mutex::new(()),
+        }
+    }
 }
 
 /// Reads a whole opened object into `buf` (cleared first), with its size
@@ -213,6 +355,7 @@ pub struct FileStore {
     writable: bool,
     /// Directories that received renames since the last flush (to `fsync`).
     renamed_into: Mutex<HashSet<PathBuf>>,
+    locks: Locks,
 }
 
 impl FileStore {
@@ -240,7 +383,79 @@ impl FileStore {
     }
 
     fn new(root: PathBuf, writable: bool) -> Self {
-        FileStore { location: root.display().to_string(), root, writable, renamed_into: Mutex::default() }
+        FileStore {
+            location: root.display().to_string(),
+            root,
+            writable,
+            renamed_into: Mutex::default(),
+            locks: Locks::new(),
+        }
+    }
+
+    /// This process's descriptor of the lock file, created if needed:
+    /// `O_NOFOLLOW` (a planted symlink is refused), `O_NONBLOCK` (a FIFO
+    /// cannot block), and only a regular file is used.
+    fn lock_file(&self) -> MapResult<Arc<fs::File>> {
+        let mut slot = self.locks.file.lock().unwrap_or_else(|p| p.into_inner());
+        let pid = std::process::id();
+        if let Some((owner, f)) = &*slot {
+            if *owner == pid {
+                return Ok(f.clone());
+            }
+        }
+        let path = self.root.join(LOCK_FILE);
+        let f = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o644)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(&path)
+            .map_err(|e| match e.raw_os_error() {
+                Some(libc::ELOOP) => MapError::Symlink(path.display().to_string()),
+                _ => io_err(&path, e),
+            })?;
+        if !f.metadata().map_err(|e| io_err(&path, e))?.is_file() {
+            return Err(MapError::NotRegular(path.display().to_string()));
+        }
+        let f = Arc::new(f);
+        *slot = Some((pid, f.clone()));
+        Ok(f)
+    }
+
+    /// Holds byte `at` of the lock file, with `mutex` for this handle's threads.
+    fn hold<'a>(&'a self, mutex: &'a Mutex<()>, at: u64) -> MapResult<RangeGuard<'a>> {
+        let guard = mutex.lock().unwrap_or_else(|p| p.into_inner());
+        let file = self.lock_file()?;
+        let lock_path = || self.root.join(LOCK_FILE);
+        range_lock(&file, at, libc::F_WRLCK).map_err(|e| io_err(&lock_path(), e))?;
+        Ok(RangeGuard { _mutex: guard, file, at, slot: 0 })
+    }
+
+    /// Before a write of `key`: the checks, its parent directories, its lock.
+    fn begin_write(&self, key: &StoreKey) -> MapResult<(PathBuf, RangeGuard<'_>)> {
+        self.check_writable()?;
+        if key.is_root() {
+            return Err(MapError::KeyConflict(key.to_string()));
+        }
+        let path = self.path_of(key);
+        self.make_parents(key)?;
+        Ok((path, self.lock_object(key)?))
+    }
+
+    /// The lock of one object: every write of `key` holds it.
+    fn lock_object(&self, key: &StoreKey) -> MapResult<RangeGuard<'_>> {
+        let slot = slot_of(key);
+        let stripe = slot % LOCK_STRIPES;
+        let mut guard = self.hold(&self.locks.stripes[stripe], 1 + stripe as u64)?;
+        guard.slot = slot;
+        Ok(guard)
+    }
+
+    /// Counts a write (see [`version_of`]) and releases the object lock.
+    fn wrote(&self, lock: RangeGuard<'_>) -> MapResult<()> {
+        lock.wrote().map_err(|e| io_err(&self.root.join(LOCK_FILE), e))
     }
 
     pub fn open(location: &str, writable: bool) -> MapResult<Self> {
@@ -387,7 +602,7 @@ fn list_names(dir: &Path) -> MapResult<Vec<String>> {
     for entry in fs::read_dir(dir).map_err(|e| io_err(dir, e))? {
         let entry = entry.map_err(|e| io_err(dir, e))?;
         let Ok(name) = entry.file_name().into_string() else { continue };
-        if name.starts_with(TMP_PREFIX) || StoreKey::parse(&name).is_err() {
+        if name.starts_with(TMP_PREFIX) || name == LOCK_FILE || StoreKey::parse(&name).is_err() {
             continue;
         }
         names.push(name);
@@ -422,8 +637,10 @@ fn remove_stale_temps(root: &Path) {
 }
 
 fn is_replaceable_dir(dir: &Path) -> MapResult<bool> {
+    // empty, or holding only a lock file (a store created, then destroyed
+    // while another handle still had it open)
     let mut entries = fs::read_dir(dir).map_err(|e| io_err(dir, e))?;
-    if entries.next().is_none() {
+    if entries.all(|e| e.is_ok_and(|e| e.file_name() == LOCK_FILE)) {
         return Ok(true);
     }
     Ok(is_store_dir(dir))
@@ -475,33 +692,20 @@ impl ReadableStore for FileStore {
 
 impl WritableStore for FileStore {
     fn set(&self, key: &StoreKey, value: &[u8]) -> MapResult<()> {
-        self.check_writable()?;
-        if key.is_root() {
-            return Err(MapError::KeyConflict(key.to_string()));
-        }
-        let path = self.path_of(key);
-        self.make_parents(key)?;
-        self.write_atomic(key, &path, value)
+        let (path, lock) = self.begin_write(key)?;
+        self.write_atomic(key, &path, value)?;
+        self.wrote(lock)
     }
 
     fn set_vectored(&self, key: &StoreKey, parts: &[&[u8]]) -> MapResult<()> {
-        self.check_writable()?;
-        if key.is_root() {
-            return Err(MapError::KeyConflict(key.to_string()));
-        }
-        let path = self.path_of(key);
-        self.make_parents(key)?;
-        self.write_atomic_parts(key, &path, parts)
+        let (path, lock) = self.begin_write(key)?;
+        self.write_atomic_parts(key, &path, parts)?;
+        self.wrote(lock)
     }
 
     fn set_range(&self, key: &StoreKey, offset: u64, value: &[u8]) -> MapResult<()> {
-        self.check_writable()?;
-        if key.is_root() {
-            return Err(MapError::KeyConflict(key.to_string()));
-        }
         let end = ranged_write_end(key, offset, value.len())?;
-        let path = self.path_of(key);
-        self.make_parents(key)?;
+        let (path, lock) = self.begin_write(key)?;
         let old = open_regular(&path)?;
         // The old content is copied file to file, the object extended with
         // set_len (a hole, not written zeros), then the range written: memory
@@ -514,19 +718,21 @@ impl WritableStore for FileStore {
                 f.set_len(end as u64)?;
             }
             f.write_all_at(value, offset)
-        })
+        })?;
+        self.wrote(lock)
     }
 
     fn erase(&self, key: &StoreKey) -> MapResult<()> {
         self.check_writable()?;
         let path = self.path_of(key);
+        let lock = if key.is_root() { None } else { Some(self.lock_object(key)?) };
         match fs::symlink_metadata(&path) {
             Ok(m) if m.is_file() || m.file_type().is_symlink() => {
                 fs::remove_file(&path).map_err(|e| io_err(&path, e))?;
                 if let Some(parent) = path.parent() {
                     self.prune_empty_dirs(parent);
                 }
-                Ok(())
+                lock.map_or(Ok(()), |l| self.wrote(l))
             }
             Ok(_) => Ok(()),
             Err(e) if is_absent(&e) => Ok(()),
@@ -580,6 +786,46 @@ impl ListableStore for FileStore {
         }
         out.sort();
         Ok(out)
+    }
+}
+
+impl ConditionalStore for FileStore {
+    fn get_versioned(&self, key: &StoreKey) -> MapResult<Option<(Vec<u8>, Version)>> {
+        let path = self.path_of(key);
+        // the count first (see version_of); a read-only handle writes
+        // nothing, so its versions need none
+        let count = match self.writable {
+            true => read_count(&*self.lock_file()?, slot_of(key)).map_err(|e| io_err(&path, e))?,
+            false => 0,
+        };
+        let Some((f, meta)) = open_regular_meta(&path)? else { return Ok(None) };
+        let mut buf = Vec::new();
+        read_whole(&path, f, meta.len(), &mut buf)?;
+        Ok(Some((buf, version_of(count, &meta))))
+    }
+
+    fn put_if(&self, key: &StoreKey, value: &[u8], expected: Option<&Version>) -> MapResult<Version> {
+        let (path, lock) = self.begin_write(key)?;
+        let count = lock.count().map_err(|e| io_err(&path, e))?;
+        let current = match fs::metadata(&path) {
+            Ok(m) if m.is_dir() => return Err(MapError::KeyConflict(key.to_string())),
+            Ok(m) => Some(version_of(count, &m)),
+            Err(e) if is_absent(&e) => None,
+            Err(e) => return Err(io_err(&path, e)),
+        };
+        if current.as_ref() != expected {
+            return Err(MapError::Conflict(key.to_string()));
+        }
+        self.write_atomic(key, &path, value)?;
+        let m = fs::metadata(&path).map_err(|e| io_err(&path, e))?;
+        lock.wrote().map_err(|e| io_err(&path, e))?;
+        Ok(version_of(count.wrapping_add(1), &m))
+    }
+
+    /// Byte 0 of the lock file: exclusive among every handle and process.
+    fn lock(&self) -> MapResult<StoreLock<'_>> {
+        self.check_writable()?;
+        Ok(StoreLock::new(self.hold(&self.locks.store, 0)?))
     }
 }
 

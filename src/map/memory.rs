@@ -4,8 +4,9 @@
 //! name can be reopened under that name (by another handle or thread) until
 //! it is destroyed. The location may be given as `mem://name` or `name`.
 
-use super::{splice, MapError, MapResult, Store, StoreKey};
+use super::{splice, MapError, MapResult, Store, StoreKey, Version};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, RwLock};
 
 static REGISTRY: LazyLock<Mutex<HashMap<String, Arc<ObjectMap>>>> = LazyLock::new(Default::default);
@@ -103,7 +104,25 @@ impl Obj {
     }
 }
 
-type Objects = BTreeMap<StoreKey, Obj>;
+/// An object and its generation: a number no other write in this process
+/// got (the object's [`Version`]).
+#[derive(Clone)]
+struct Slot {
+    obj: Obj,
+    generation: u64,
+}
+
+static GENERATION: AtomicU64 = AtomicU64::new(1);
+
+fn next_generation() -> u64 {
+    GENERATION.fetch_add(1, Ordering::Relaxed)
+}
+
+fn version(generation: u64) -> Version {
+    Version::new(generation.to_string())
+}
+
+type Objects = BTreeMap<StoreKey, Slot>;
 
 /// The tree rule: no object may sit on a proper prefix of `key`, and `key`
 /// may not be a proper prefix of an existing object.
@@ -126,7 +145,7 @@ fn check_tree_rule(objects: &Objects, key: &StoreKey) -> MapResult<()> {
 }
 
 /// The objects strictly below `prefix`, in key order.
-fn below<'a>(objects: &'a Objects, prefix: &'a StoreKey) -> impl Iterator<Item = (&'a StoreKey, &'a Obj)> + 'a {
+fn below<'a>(objects: &'a Objects, prefix: &'a StoreKey) -> impl Iterator<Item = (&'a StoreKey, &'a Slot)> + 'a {
     objects.range(prefix.below_bound()..).take_while(move |(k, _)| k.is_below(prefix))
 }
 
@@ -135,6 +154,8 @@ fn below<'a>(objects: &'a Objects, prefix: &'a StoreKey) -> impl Iterator<Item =
 #[derive(Default)]
 pub(crate) struct ObjectMap {
     objects: RwLock<Objects>,
+    /// The store lock ([`super::ConditionalStore::lock`]).
+    writer: Mutex<()>,
 }
 
 impl ObjectMap {
@@ -147,11 +168,36 @@ impl ObjectMap {
     }
 
     pub(crate) fn get(&self, key: &StoreKey) -> Option<Obj> {
-        self.read().get(key).cloned()
+        self.read().get(key).map(|s| s.obj.clone())
+    }
+
+    /// The object and its version.
+    pub(crate) fn get_versioned(&self, key: &StoreKey) -> Option<(Obj, Version)> {
+        self.read().get(key).map(|s| (s.obj.clone(), version(s.generation)))
     }
 
     pub(crate) fn size(&self, key: &StoreKey) -> Option<u64> {
-        self.read().get(key).map(Obj::len)
+        self.read().get(key).map(|s| s.obj.len())
+    }
+
+    /// Replaces the object if it is at `expected` (`None`: absent).
+    pub(crate) fn put_if(&self, key: &StoreKey, value: Vec<u8>, expected: Option<&Version>) -> MapResult<Version> {
+        let mut objects = self.write();
+        if key.is_root() {
+            return Err(MapError::KeyConflict(key.to_string()));
+        }
+        if objects.get(key).map(|s| version(s.generation)).as_ref() != expected {
+            return Err(MapError::Conflict(key.to_string()));
+        }
+        check_tree_rule(&objects, key)?;
+        let generation = next_generation();
+        objects.insert(key.clone(), Slot { obj: Obj::Bytes(Arc::new(value)), generation });
+        Ok(version(generation))
+    }
+
+    /// The store lock.
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.writer.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(crate) fn set(&self, key: &StoreKey, value: Vec<u8>) -> MapResult<()> {
@@ -165,7 +211,7 @@ impl ObjectMap {
             return Err(MapError::KeyConflict(key.to_string()));
         }
         check_tree_rule(&objects, key)?;
-        objects.insert(key.clone(), obj);
+        objects.insert(key.clone(), Slot { obj, generation: next_generation() });
         Ok(())
     }
 
@@ -176,28 +222,30 @@ impl ObjectMap {
         }
         check_tree_rule(&objects, key)?;
         let old = match objects.remove(key) {
-            Some(Obj::Bytes(v)) => Some(Arc::try_unwrap(v).unwrap_or_else(|a| a.as_ref().clone())),
-            Some(entry) => match entry.read(key, None) {
+            Some(Slot { obj: Obj::Bytes(v), .. }) => Some(Arc::try_unwrap(v).unwrap_or_else(|a| a.as_ref().clone())),
+            Some(slot) => match slot.obj.read(key, None) {
                 Ok(v) => Some(v),
                 Err(e) => {
-                    objects.insert(key.clone(), entry);
+                    objects.insert(key.clone(), slot);
                     return Err(e);
                 }
             },
             None => None,
         };
-        objects.insert(key.clone(), Obj::Bytes(Arc::new(splice(key, old, offset, value)?)));
+        let obj = Obj::Bytes(Arc::new(splice(key, old, offset, value)?));
+        objects.insert(key.clone(), Slot { obj, generation: next_generation() });
         Ok(())
     }
 
     /// Replaces every object of `before` that has not changed since with
-    /// its counterpart in `after` (same keys, same order).
+    /// its counterpart in `after` (same keys, same order): the same
+    /// content kept elsewhere, so its version stays.
     pub(crate) fn rebase(&self, before: &[(StoreKey, Obj)], after: Vec<Obj>) {
         let mut objects = self.write();
         for ((key, old), new) in before.iter().zip(after) {
             if let Some(cur) = objects.get_mut(key) {
-                if cur.same(old) {
-                    *cur = new;
+                if cur.obj.same(old) {
+                    cur.obj = new;
                 }
             }
         }
@@ -241,7 +289,7 @@ impl ObjectMap {
 
     /// Every object, in key order.
     pub(crate) fn snapshot(&self) -> Vec<(StoreKey, Obj)> {
-        self.read().iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+        self.read().iter().map(|(k, s)| (k.clone(), s.obj.clone())).collect()
     }
 }
 
@@ -293,6 +341,30 @@ macro_rules! object_map_store {
                 self.check_writable()?;
                 self.objects.erase_prefix(prefix);
                 Ok(())
+            }
+        }
+
+        impl $crate::map::ConditionalStore for $t {
+            fn get_versioned(&self, key: &StoreKey) -> MapResult<Option<(Vec<u8>, $crate::map::Version)>> {
+                let Some((o, v)) = self.objects.get_versioned(key) else { return Ok(None) };
+                Ok(Some((o.read(key, None)?, v)))
+            }
+
+            fn put_if(
+                &self,
+                key: &StoreKey,
+                value: &[u8],
+                expected: Option<&$crate::map::Version>,
+            ) -> MapResult<$crate::map::Version> {
+                self.check_writable()?;
+                self.objects.put_if(key, value.to_vec(), expected)
+            }
+
+            fn lock(&self) -> MapResult<$crate::map::StoreLock<'_>> {
+                if !$crate::map::Store::is_writable(self) {
+                    return Err(MapError::ReadOnly);
+                }
+                Ok($crate::map::StoreLock::new(self.objects.lock()))
             }
         }
 

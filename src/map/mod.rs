@@ -9,8 +9,15 @@
 //! is `Ok(None)`, never an error; the engine turns it into `NC_EEMPTY` where
 //! the zmap API wants that code.
 //!
-//! Every driver must pass the suite in [`conformance`].
+//! Every driver must pass the suite in `conformance` (compiled with the
+//! `test-support` feature only, which the crate's own tests turn on).
+//!
+//! Several writers (threads, handles, processes) may update one store:
+//! [`ConditionalStore`] gives them versioned reads, compare-and-swap writes
+//! and a store-wide lock, so that a read-merge-write loses nobody's update
+//! (docs/RELIABILITY.md, "Multiple writers").
 
+#[cfg(feature = "test-support")]
 pub mod conformance;
 pub mod file;
 mod key;
@@ -63,6 +70,11 @@ pub enum MapError {
     /// A symbolic link inside the store where a write would go through it.
     #[error("refusing to write through the symbolic link {0}")]
     Symlink(String),
+    /// A conditional write found the object changed (or created, or
+    /// removed) by another writer since it was read; or a whole-store
+    /// medium (a zip archive) was replaced by another writer since opened.
+    #[error("{0} was changed by another writer")]
+    Conflict(String),
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -153,8 +165,59 @@ pub trait ListableStore: Send + Sync {
     fn list_prefix(&self, prefix: &StoreKey) -> MapResult<Vec<StoreKey>>;
 }
 
+/// The version of a stored object, as its driver tells it (a file's
+/// identity, an S3 ETag, a generation number): equal versions of one key
+/// mean the object did not change in between. Opaque otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Version(String);
+
+impl Version {
+    pub fn new(v: impl Into<String>) -> Self {
+        Version(v.into())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Something held until dropped (the guards behind a [`StoreLock`]).
+trait Held {}
+impl<T> Held for T {}
+
+/// A store's writer lock, held until dropped (see [`ConditionalStore::lock`]).
+#[must_use = "the lock is released when this is dropped"]
+pub struct StoreLock<'a>(#[allow(dead_code)] Box<dyn Held + 'a>);
+
+impl<'a> StoreLock<'a> {
+    pub(crate) fn new<T: 'a>(held: T) -> Self {
+        StoreLock(Box::new(held))
+    }
+}
+
+/// Updates that several writers can make to one store without losing
+/// each other's: versioned reads, compare-and-swap writes, a store lock.
+pub trait ConditionalStore: Send + Sync {
+    /// The whole object and its version, or `None` when `key` holds no
+    /// content. The bytes are the content of exactly that version.
+    fn get_versioned(&self, key: &StoreKey) -> MapResult<Option<(Vec<u8>, Version)>>;
+
+    /// Replaces the object only if it is still at `expected` (`None`: only
+    /// if it does not exist), atomically with respect to every other
+    /// write of the same key, in this process or another; returns the new
+    /// version. [`MapError::Conflict`] (nothing written) otherwise.
+    fn put_if(&self, key: &StoreKey, value: &[u8], expected: Option<&Version>) -> MapResult<Version>;
+
+    /// The store-wide writer lock, for an update that reads and writes
+    /// several objects (the metadata). Exclusive among the holders of this
+    /// lock, across processes where the driver can (file); per process
+    /// elsewhere, where [`ConditionalStore::put_if`] is what makes such an
+    /// update safe. Object writes do not take it.
+    fn lock(&self) -> MapResult<StoreLock<'_>>;
+}
+
 /// A dataset's store: all capabilities plus dataset-level operations.
-pub trait Store: ReadableStore + WritableStore + ListableStore {
+pub trait Store: ReadableStore + WritableStore + ListableStore + ConditionalStore {
     /// Where the dataset lives (a path, a name or a URL).
     fn location(&self) -> &str;
     fn is_writable(&self) -> bool;

@@ -17,11 +17,14 @@
 //! (`$AWS_SESSION_TOKEN`), else unsigned. `s3://` URLs use `$AWS_ENDPOINT_URL`
 //! when it is set. The bucket must exist.
 
-use super::{ListableStore, MapError, MapResult, ReadableStore, Store, StoreKey, WritableStore};
+use super::{
+    ConditionalStore, ListableStore, MapError, MapResult, ReadableStore, Store, StoreKey, StoreLock, Version,
+    WritableStore,
+};
 use futures::{StreamExt, TryStreamExt};
 use object_store::aws::{AmazonS3, AmazonS3Builder};
 use object_store::path::Path as OsPath;
-use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
+use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::sync::LazyLock;
@@ -234,6 +237,9 @@ pub struct S3Store {
     /// What this handle has learnt about the tree, to enforce the tree rule
     /// with few requests: keys known to have children, keys known to be objects.
     known: std::sync::Mutex<Known>,
+    /// The store lock: per handle (S3 has no lock between processes; the
+    /// conditional writes are what keep concurrent updates apart).
+    writer: std::sync::Mutex<()>,
 }
 
 #[derive(Default)]
@@ -297,6 +303,7 @@ impl S3Store {
             location: location.to_string(),
             writable,
             known: Default::default(),
+            writer: Default::default(),
         })
     }
 
@@ -495,6 +502,68 @@ impl WritableStore for S3Store {
         })
         .map_err(os_err)?;
         Ok(())
+    }
+}
+
+/// An object's version: its ETag (S3 compares it in `If-Match`).
+fn etag_version(e_tag: Option<String>) -> Version {
+    Version::new(e_tag.unwrap_or_default())
+}
+
+impl ConditionalStore for S3Store {
+    fn get_versioned(&self, key: &StoreKey) -> MapResult<Option<(Vec<u8>, Version)>> {
+        if key.is_root() {
+            return Ok(None);
+        }
+        let max = crate::limits::limits().max_object_bytes;
+        let p = self.path(key);
+        let got = block(async {
+            let r = self.store.get(&p).await?;
+            if r.meta.size > max {
+                return Ok(Err(r.meta.size));
+            }
+            let e_tag = r.meta.e_tag.clone();
+            r.bytes().await.map(|b| Ok((b, e_tag)))
+        });
+        match got {
+            Ok(Ok((b, e_tag))) => Ok(Some((b.to_vec(), etag_version(e_tag)))),
+            Ok(Err(len)) => Err(super::too_large(key, crate::limits::TooLarge { wanted: len, limit: max })),
+            Err(e) if is_not_found(&e) => Ok(None),
+            Err(e) => Err(os_err(e)),
+        }
+    }
+
+    /// A `PUT` with `If-Match: <ETag>` (`If-None-Match: *` for a new
+    /// object): S3 itself refuses it when the object changed.
+    fn put_if(&self, key: &StoreKey, value: &[u8], expected: Option<&Version>) -> MapResult<Version> {
+        self.check_writable()?;
+        if key.is_root() {
+            return Err(MapError::KeyConflict(key.to_string()));
+        }
+        self.check_tree_rule(key)?;
+        let mode = match expected {
+            Some(v) => PutMode::Update(UpdateVersion { e_tag: Some(v.as_str().to_string()), version: None }),
+            None => PutMode::Create,
+        };
+        let opts = PutOptions { mode, ..Default::default() };
+        let put = block(self.store.put_opts(&self.path(key), PutPayload::from(value.to_vec()), opts));
+        match put {
+            Ok(r) => {
+                self.learn_object(key)?;
+                Ok(etag_version(r.e_tag))
+            }
+            Err(
+                object_store::Error::Precondition { .. }
+                | object_store::Error::AlreadyExists { .. }
+                | object_store::Error::NotFound { .. },
+            ) => Err(MapError::Conflict(key.to_string())),
+            Err(e) => Err(os_err(e)),
+        }
+    }
+
+    fn lock(&self) -> MapResult<StoreLock<'_>> {
+        self.check_writable()?;
+        Ok(StoreLock::new(self.writer.lock().unwrap_or_else(|p| p.into_inner())))
     }
 }
 

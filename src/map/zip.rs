@@ -18,6 +18,12 @@
 //! unchanged entries are copied as they are (still compressed, never
 //! decoded), and entries whose names are not store keys (`../x`, absolute
 //! names, directory entries) are kept verbatim, never dropped.
+//!
+//! One writer per archive: a flush that finds the archive replaced since
+//! this handle last read or wrote it (another handle or process flushed in
+//! between) refuses to overwrite it ([`MapError::Conflict`]) rather than
+//! lose that writer's archive. The check and the rename hold an `flock` on
+//! the archive being replaced, so two flushes cannot both pass it.
 
 use super::file::{commit_temp, create_temp, is_stale_temp, local_path, sync_dir, Durability, DURABILITY};
 use super::memory::{EntrySource, Obj, ObjectMap, Span};
@@ -59,6 +65,58 @@ impl Seek for SharedFile {
 }
 
 type Archive = zip::ZipArchive<SharedFile>;
+
+/// What identifies one version of the archive file (each flush renames a
+/// new file into place).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileId {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+}
+
+impl FileId {
+    fn of(m: &fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        FileId { dev: m.dev(), ino: m.ino(), size: m.size(), mtime: (m.mtime(), m.mtime_nsec()) }
+    }
+
+    /// The archive now at `path` (`None`: there is none).
+    fn at(path: &Path) -> MapResult<Option<Self>> {
+        match fs::metadata(path) {
+            Ok(m) => Ok(Some(FileId::of(&m))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_err(path, e)),
+        }
+    }
+}
+
+/// Holds an exclusive `flock` on the archive file at `path` (if any), and
+/// tells which file that is. Retries when the file is replaced meanwhile.
+fn lock_current(path: &Path) -> MapResult<(Option<fs::File>, Option<FileId>)> {
+    loop {
+        let f = match fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC).open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((None, None)),
+            Err(e) => return Err(io_err(path, e)),
+        };
+        loop {
+            // SAFETY: flock on an open descriptor.
+            if unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&f), libc::LOCK_EX) } == 0 {
+                break;
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(io_err(path, e));
+            }
+        }
+        let held = FileId::of(&f.metadata().map_err(|e| io_err(path, e))?);
+        if FileId::at(path)? == Some(held) {
+            return Ok((Some(f), Some(held)));
+        }
+    }
+}
 
 /// One opened archive: the source of the entries read from it.
 struct ArchiveSource {
@@ -128,6 +186,9 @@ pub struct ZipStore {
     dirty: AtomicBool,
     /// Serialises whole-archive writes.
     writing: Mutex<()>,
+    /// The archive file as this handle last read or wrote it (`None`:
+    /// there was none): a flush that finds another is a conflict.
+    seen: Mutex<Option<FileId>>,
 }
 
 fn io_err(path: &Path, e: std::io::Error) -> MapError {
@@ -152,7 +213,7 @@ fn temp_stem(path: &Path) -> String {
 }
 
 /// Opens the archive at `path` (its central directory only).
-fn open_archive(path: &Path) -> MapResult<Arc<ArchiveSource>> {
+fn open_archive(path: &Path) -> MapResult<(Arc<ArchiveSource>, FileId)> {
     let file = match fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -160,6 +221,11 @@ fn open_archive(path: &Path) -> MapResult<Arc<ArchiveSource>> {
         }
         Err(e) => return Err(io_err(path, e)),
     };
+    archive_from(file, path)
+}
+
+/// Reads the central directory of the archive `file` (found at `path`).
+fn archive_from(file: fs::File, path: &Path) -> MapResult<(Arc<ArchiveSource>, FileId)> {
     let meta = file.metadata().map_err(|e| io_err(path, e))?;
     if meta.is_dir() {
         return Err(MapError::RootNotFound(path.display().to_string()));
@@ -169,7 +235,7 @@ fn open_archive(path: &Path) -> MapResult<Arc<ArchiveSource>> {
     }
     let reader = SharedFile { file: Arc::new(file), pos: 0, len: meta.len() };
     let archive = zip::ZipArchive::new(reader).map_err(|e| corrupt(path, e))?;
-    Ok(Arc::new(ArchiveSource { archive, path: path.to_path_buf() }))
+    Ok((Arc::new(ArchiveSource { archive, path: path.to_path_buf() }), FileId::of(&meta)))
 }
 
 impl ZipStore {
@@ -183,6 +249,8 @@ impl ZipStore {
             _ => {}
         }
         let s = ZipStore::empty(path, true);
+        // the archive being replaced (clobber), if any, is the one we saw
+        *s.seen.lock().unwrap_or_else(|p| p.into_inner()) = FileId::at(&s.path)?;
         s.dirty.store(true, Ordering::Relaxed);
         s.flush()?; // the dataset exists from now on
         Ok(s)
@@ -190,8 +258,9 @@ impl ZipStore {
 
     pub fn open(location: &str, writable: bool) -> MapResult<Self> {
         let path = local_path(location)?;
-        let src = open_archive(&path)?;
+        let (src, id) = open_archive(&path)?;
         let s = ZipStore::empty(path, writable);
+        *s.seen.lock().unwrap_or_else(|p| p.into_inner()) = Some(id);
         s.index(&src)?;
         if writable {
             s.remove_stale_temps();
@@ -234,6 +303,7 @@ impl ZipStore {
             foreign: Mutex::default(),
             dirty: AtomicBool::new(false),
             writing: Mutex::new(()),
+            seen: Mutex::new(None),
         }
     }
 
@@ -252,6 +322,15 @@ impl ZipStore {
 
     fn write_archive(&self) -> MapResult<()> {
         let dir = self.path.parent().unwrap_or(Path::new("."));
+        // the archive in place must be the one this handle knows (held
+        // until the new one has replaced it)
+        let (_held, current) = lock_current(&self.path)?;
+        if current != *self.seen.lock().unwrap_or_else(|p| p.into_inner()) {
+            return Err(MapError::Conflict(format!(
+                "{} (the archive was rewritten since this handle opened it; one writer per zip archive)",
+                self.path.display()
+            )));
+        }
         let snapshot = self.objects.snapshot();
         let foreign = self.foreign.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let root = self.root.lock().unwrap_or_else(|p| p.into_inner()).clone();
@@ -300,7 +379,10 @@ impl ZipStore {
             let w = zw.finish().map_err(zerr)?;
             Ok((w.into_inner().map_err(|e| io_err(&tmp, e.into_error()))?, objects))
         })();
-        let (file, objects) = match written {
+        // the new archive, read back through a descriptor of its own (the
+        // path may be replaced by another writer once our lock is gone)
+        let reread = written.and_then(|(f, n)| Ok((fs::File::open(&tmp).map_err(|e| io_err(&tmp, e))?, f, n)));
+        let (reread, file, objects) = match reread {
             Ok(f) => f,
             Err(e) => {
                 let _ = fs::remove_file(&tmp);
@@ -312,7 +394,8 @@ impl ZipStore {
         sync_dir(dir).map_err(|e| io_err(dir, e))?;
         // From now on read from the new archive, and let go of the objects
         // held in memory (unless they changed meanwhile).
-        let src = open_archive(&self.path)?;
+        let (src, id) = archive_from(reread, &self.path)?;
+        *self.seen.lock().unwrap_or_else(|p| p.into_inner()) = Some(id);
         let mut by_name = std::collections::HashMap::new();
         let mut new_foreign = Vec::new();
         // The root directory entry (if any), one entry per object, then the

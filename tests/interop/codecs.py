@@ -1,13 +1,26 @@
-"""Codecs both ways (issue 11): fletcher32, bz2, lz4 and gzip.
+"""Codecs both ways (issue 11, and the codec parity issue).
 
-zarr-python writes an array per codec; nczarr-rs reads them, and so does
-the wheel's netCDF-C with its plugins where it has the codec (fletcher32,
-bz2), giving the same values and the same filter ids and parameters. Then
-nczarr-rs writes each codec through the netCDF filter API (and rewrites
-zarr-python's arrays in place), and zarr-python and the wheel read that.
+1-3. fletcher32, bz2, lz4 and gzip: zarr-python writes an array per codec;
+nczarr-rs reads them, and so does the wheel's netCDF-C with its plugins
+where it has the codec (fletcher32, bz2), giving the same values and the
+same filter ids and parameters. Then nczarr-rs writes each codec through
+the netCDF filter API (and rewrites zarr-python's arrays in place), and
+zarr-python and the wheel read that.
+4. zlib at levels 0-9: nczarr-rs and the wheel's netCDF-C each write
+nc_def_var_deflate(level k) of the same data; the .zarray codec JSON and
+the chunk bytes must be identical, and each library reads the other's.
+5. numcodecs' lzma, crc32, adler32 and array filters (delta,
+fixedscaleoffset, quantize, bitround, packbits, astype, categorize):
+zarr-python writes them, nczarr-rs reads the values zarr-python reads;
+nczarr-rs rewrites them in place, zarr-python reads the new values, and
+(for the deterministic codecs) the chunks nczarr-rs wrote are byte for
+byte the ones zarr-python writes for the same data. The wheel's netCDF-C
+has none of these codecs (no plugin): it reads them as NC_ENOFILTER.
 
 Usage: codecs.py DIR OURLIB WHEELLIB
-       codecs.py probe LIB URL [NEWDATA]   (one library, in its own process)"""
+       codecs.py probe LIB URL [NEWDATA]   (one library, in its own process)
+       codecs.py levels LIB URL            (writes the zlib level variables)
+       codecs.py typed LIB URL SPEC        (reads, or rewrites, typed variables)"""
 import ctypes
 import json
 import os
@@ -90,8 +103,78 @@ def probe(lib, url, create=None):
     return out
 
 
-def run_probe(lib, url, *extra):
-    r = subprocess.run([sys.executable, __file__, "probe", lib, url, *extra], capture_output=True, text=True)
+def levels(lib, url):
+    """nc_def_var_deflate(level k) for k in 0-9 on the same data."""
+    nc = ctypes.CDLL(lib)
+    ncid, dim, v = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+    rc = nc.nc_create(url.encode(), 0x1000, ctypes.byref(ncid))
+    assert rc == 0, rc
+    assert nc.nc_def_dim(ncid, b"x", ctypes.c_size_t(len(LEVEL_DATA)), ctypes.byref(dim)) == 0
+    ch = (ctypes.c_size_t * 1)(LEVEL_CHUNK)
+    for k in range(10):
+        assert nc.nc_def_var(ncid, f"z{k}".encode(), 4, 1, ctypes.byref(dim), ctypes.byref(v)) == 0
+        assert nc.nc_def_var_chunking(ncid, v, 1, ch) == 0
+        assert nc.nc_def_var_deflate(ncid, v, 0, 1, k) == 0, f"deflate level {k}"
+        assert nc.nc_put_var_int(ncid, v, LEVEL_DATA.ctypes.data_as(ctypes.POINTER(ctypes.c_int))) == 0
+    assert nc.nc_close(ncid) == 0
+    return {}
+
+
+# the netCDF C type of each kind of variable: (nc_get/put_var suffix, numpy dtype)
+KINDS = {"int": ("int", "i4"), "double": ("double", "f8"), "float": ("float", "f4"), "uchar": ("uchar", "u1")}
+
+
+def typed(lib, url, spec):
+    """Reads every variable of SPEC ({name: kind}) with LIB, or first
+    rewrites it with the spec's new values ({"new": {name: values}})."""
+    spec = json.loads(spec)
+    nc = ctypes.CDLL(lib)
+    ncid = ctypes.c_int()
+    new = spec.get("new")
+    rc = nc.nc_open(url.encode(), 1 if new else 0, ctypes.byref(ncid))
+    if rc != 0:
+        raise RuntimeError(f"nc_open {rc}")
+    out = {}
+    for name, kind in spec["vars"].items():
+        v, nf = ctypes.c_int(), ctypes.c_size_t()
+        if nc.nc_inq_varid(ncid, name.encode(), ctypes.byref(v)) != 0:
+            out[name] = {"get": "no variable"}
+            continue
+        ids = (ctypes.c_uint * 16)()
+        nc.nc_inq_var_filter_ids(ncid, v, ctypes.byref(nf), ids)
+        n = spec["n"]
+        if new:
+            vals = new[name]
+            if kind == "string":
+                arr = (ctypes.c_char_p * n)(*[x.encode() for x in vals])
+                rc = nc.nc_put_var_string(ncid, v, arr)
+            else:
+                a = np.ascontiguousarray(vals, dtype=KINDS[kind][1])
+                rc = getattr(nc, f"nc_put_var_{KINDS[kind][0]}")(ncid, v, a.ctypes.data_as(ctypes.c_void_p))
+            out[name] = {"put": rc}
+            continue
+        if kind == "string":
+            arr = (ctypes.c_char_p * n)()
+            rc = nc.nc_get_var_string(ncid, v, arr)
+            data = [x.decode() if x else "" for x in arr] if rc == 0 else None
+            if rc == 0:
+                nc.nc_free_string(ctypes.c_size_t(n), arr)
+        else:
+            a = np.zeros(n, dtype=KINDS[kind][1])
+            rc = getattr(nc, f"nc_get_var_{KINDS[kind][0]}")(ncid, v, a.ctypes.data_as(ctypes.c_void_p))
+            data = a.tolist() if rc == 0 else None
+        out[name] = {"ids": list(ids[: nf.value]), "get": rc, "data": data}
+    rc = nc.nc_close(ncid)
+    if rc != 0:
+        raise RuntimeError(f"nc_close {rc}")
+    return out
+
+
+def run_probe(lib, url, *extra, cmd="probe", must=True):
+    r = subprocess.run([sys.executable, __file__, cmd, lib, url, *extra], capture_output=True, text=True)
+    if r.returncode != 0 and not must:
+        print(f"  {os.path.basename(lib)} {cmd} {url}: {r.stderr.strip().splitlines()[-1]}")
+        return None
     if r.returncode != 0:
         check(False, f"probe {os.path.basename(lib)} {url}: {r.stderr.strip()[-400:]}")
         return None
@@ -175,11 +258,161 @@ def main(d, ours, wheel):
         check(a[:].tolist() == NEW.tolist(), f"zarr-python reads our rewrite of {name}")
         comp = kw["compressor"].get_config()
         check(a.compressors[0].get_config() == comp, f"{name}: codec kept {a.compressors[0].get_config()} == {comp}")
+
+    zlib_levels(d, ours, wheel)
+    numcodecs_filters(d, ours, wheel)
     finish("codecs")
 
 
+LEVEL_DATA = (np.arange(4000, dtype="i4") // 7) * 3 - 100
+LEVEL_CHUNK = 1500
+
+
+def zlib_levels(d, ours, wheel):
+    """4. zlib levels 0-9: the same .zarray JSON and chunks as netCDF-C."""
+    written = {}
+    for who, lib in [("ours", ours), ("wheel", wheel)]:
+        path = f"{d}/levels_{who}.zarr"
+        shutil.rmtree(path, ignore_errors=True)
+        written[who] = path
+        run_probe(lib, f"file://{path}#mode=nczarr,file", cmd="levels")
+    for k in range(10):
+        za = [json.load(open(f"{written[w]}/z{k}/.zarray")) for w in ["ours", "wheel"]]
+        check(za[0]["compressor"] == za[1]["compressor"] == {"id": "zlib", "level": k},
+              f"zlib level {k}: compressor {za[0]['compressor']} vs netCDF-C's {za[1]['compressor']}")
+        check(za[0]["filters"] == za[1]["filters"], f"zlib level {k}: filters {za[0]['filters']} vs {za[1]['filters']}")
+        chunks = sorted(os.listdir(f"{written['wheel']}/z{k}"))
+        check(chunks == sorted(os.listdir(f"{written['ours']}/z{k}")), f"zlib level {k}: the same chunk keys")
+        for c in [c for c in chunks if not c.startswith(".")]:
+            a, b = (open(f"{written[w]}/z{k}/{c}", "rb").read() for w in ["ours", "wheel"])
+            check(a == b, f"zlib level {k} chunk {c}: {len(a)} bytes vs netCDF-C's {len(b)}, not identical")
+    spec = json.dumps({"n": len(LEVEL_DATA), "vars": {f"z{k}": "int" for k in range(10)}})
+    for reader, lib in [("nczarr-rs", ours), ("the wheel", wheel)]:
+        for who in ["ours", "wheel"]:
+            got = run_probe(lib, f"file://{written[who]}#mode=nczarr,file", spec, cmd="typed") or {}
+            for k in range(10):
+                v = got.get(f"z{k}", {})
+                check(v.get("data") == LEVEL_DATA.tolist() and v.get("ids") == [1],
+                      f"{reader} reads {who}'s zlib level {k}: {v.get('get')} {v.get('ids')}")
+
+
+N2 = 50
+LABELS = ["female", "male", "x"]
+
+
+def numcodecs_cases():
+    """name -> (kind, numpy data, zarr-python create_array arguments, new data)."""
+    import lzma
+    import numcodecs
+
+    x = np.arange(N2)
+    i4 = (x * x - 300).astype("<i4")
+    f8 = np.linspace(1000, 1004.9, N2)
+    f4 = (np.sin(x / 7) * 1000).astype("<f4")
+    words = np.array([(LABELS + ["", "other"])[i % 5] for i in range(N2)], dtype="<U6")
+    lz_filters = [dict(id=lzma.FILTER_DELTA, dist=4), dict(id=lzma.FILTER_LZMA2, preset=1)]
+    return {
+        "delta": ("int", i4, dict(filters=[numcodecs.Delta(dtype="<i4", astype="<i2")]), i4[::-1].copy()),
+        "delta_zlib": ("int", i4, dict(filters=[numcodecs.Delta(dtype="<i4")], compressor=numcodecs.Zlib(level=3)),
+                       i4 * 2),
+        "fixedscaleoffset": ("double", f8, dict(filters=[numcodecs.FixedScaleOffset(
+            offset=1000, scale=10, dtype="<f8", astype="<u2")]), f8 + 0.37),
+        "quantize": ("double", f8, dict(filters=[numcodecs.Quantize(digits=2, dtype="<f8", astype="<f4")]),
+                     f8 / 3),
+        "bitround": ("float", f4, dict(filters=[numcodecs.BitRound(keepbits=6)]), f4 * 1.5),
+        "packbits": ("uchar", (x % 3 == 0).astype("|b1"), dict(filters=[numcodecs.PackBits()]),
+                     (x % 4 == 1).astype("|b1")),
+        "astype": ("double", f8, dict(filters=[numcodecs.AsType(encode_dtype="<f4", decode_dtype="<f8")]), f8 * 7.1),
+        "categorize": ("string", words, dict(filters=[numcodecs.Categorize(labels=LABELS, dtype="<U6")]),
+                       words[::-1].copy()),
+        "crc32": ("int", i4, dict(filters=[numcodecs.CRC32()]), i4 + 5),
+        "adler32": ("double", f8, dict(filters=[numcodecs.Adler32(location="end")]), f8 - 1),
+        "lzma": ("int", i4, dict(compressor=numcodecs.LZMA()), i4 - 1),
+        "lzma_alone": ("double", f8, dict(compressor=numcodecs.LZMA(format=2, preset=1)), f8 * 2),
+        "lzma_raw": ("int", i4, dict(compressor=numcodecs.LZMA(format=3, filters=lz_filters)), i4 * 3),
+        "lzma_sha256": ("float", f4, dict(compressor=numcodecs.LZMA(check=10, preset=9 | lzma.PRESET_EXTREME)),
+                        f4 - 2),
+    }
+
+
+def as_values(kind, arr):
+    if kind == "string":
+        return [str(s) for s in arr]
+    if kind == "uchar":
+        return arr.astype("u1").tolist()
+    return arr.tolist()
+
+
+def numcodecs_filters(d, ours, wheel):
+    """5. numcodecs' codecs beyond netCDF-C's, both ways."""
+    import zarr
+
+    cases = numcodecs_cases()
+    paths = {w: f"{d}/numcodecs_{w}.zarr" for w in ["zarr", "rw", "twin"]}
+    for p in paths.values():
+        shutil.rmtree(p, ignore_errors=True)
+    # zarr-python writes each array, and a twin with the new data
+    for which, use_new in [("zarr", False), ("twin", True)]:
+        g = zarr.open_group(paths[which], mode="w", zarr_format=2)
+        for name, (kind, data, kw, new) in cases.items():
+            fill = "" if kind == "string" else (False if kind == "uchar" else 0)
+            kw = {"compressor": None, **kw}  # not zarr-python's default Blosc
+            a = g.create_array(name, shape=(N2,), chunks=(16,), dtype=data.dtype, fill_value=fill, **kw)
+            a.attrs["_ARRAY_DIMENSIONS"] = ["x"]
+            a[:] = new if use_new else data
+    shutil.copytree(paths["zarr"], paths["rw"])
+    spec = {"n": N2, "vars": {n: c[0] for n, c in cases.items()}}
+    # nczarr-rs reads what zarr-python reads
+    zr = zarr.open_group(paths["zarr"], mode="r", zarr_format=2)
+    mine = run_probe(ours, f"file://{paths['zarr']}#mode=zarr,file", json.dumps(spec), cmd="typed") or {}
+    for name, (kind, data, kw, new) in cases.items():
+        want = as_values(kind, zr[name][:])
+        got = mine.get(name, {})
+        check(got.get("get") == 0 and got.get("data") == want,
+              f"nczarr-rs reads zarr-python's {name} as zarr-python does: {got.get('get')} "
+              f"{str(got.get('data'))[:120]} vs {str(want)[:120]}")
+        comp = kw.get("compressor")
+        hdf5 = {"zlib": [1]}.get(comp.codec_id if comp else None, [])
+        check(got.get("ids") == hdf5, f"{name}: filter ids {got.get('ids')}, not {hdf5} (only zlib has an HDF5 id)")
+    # the wheel's netCDF-C has none of them: an error (NC_ENOFILTER), never
+    # other data (it cannot open a group with the |b1 and <U6 arrays at all)
+    numeric = f"{d}/numcodecs_numeric.zarr"
+    shutil.rmtree(numeric, ignore_errors=True)
+    shutil.copytree(paths["zarr"], numeric)
+    for name in ["packbits", "categorize"]:
+        shutil.rmtree(f"{numeric}/{name}")
+    nspec = {"n": N2, "vars": {n: k for n, k in spec["vars"].items() if n not in ["packbits", "categorize"]}}
+    theirs = run_probe(wheel, f"file://{numeric}#mode=zarr,file", json.dumps(nspec), cmd="typed") or {}
+    for name in nspec["vars"]:
+        t = theirs.get(name, {})
+        check(t.get("get") == -136 or t.get("data") == mine.get(name, {}).get("data"),
+              f"the wheel reads {name} otherwise than NC_ENOFILTER or our data: {t.get('get')}")
+        print(f"  {name}: the wheel's netCDF-C reads it with status {t.get('get')}")
+    # nczarr-rs rewrites them in place; zarr-python reads the new values
+    spec["new"] = {n: as_values(c[0], c[3]) for n, c in cases.items()}
+    wrote = run_probe(ours, f"file://{paths['rw']}#mode=zarr,file", json.dumps(spec), cmd="typed") or {}
+    rw = zarr.open_group(paths["rw"], mode="r", zarr_format=2)
+    twin = zarr.open_group(paths["twin"], mode="r", zarr_format=2)
+    for name, (kind, data, kw, new) in cases.items():
+        check(wrote.get(name, {}).get("put") == 0, f"nczarr-rs rewrites {name}: {wrote.get(name)}")
+        got, want = as_values(kind, rw[name][:]), as_values(kind, twin[name][:])
+        check(got == want, f"zarr-python reads our {name} as its own: {str(got)[:100]} vs {str(want)[:100]}")
+        za = [json.load(open(f"{paths[w]}/{name}/.zarray")) for w in ["rw", "zarr"]]
+        for key in ["dtype", "compressor", "filters"]:
+            check(za[0][key] == za[1][key], f"{name}: .zarray {key} kept: {za[0][key]} vs {za[1][key]}")
+        if name.startswith("lzma") or "zlib" in name:
+            continue  # another liblzma/zlib build may pick other matches
+        for c in ["0", "1", "2", "3"]:
+            a, b = (open(f"{paths[w]}/{name}/{c}", "rb").read() for w in ["rw", "twin"])
+            check(a == b, f"{name} chunk {c}: our bytes are not numcodecs' ({len(a)} vs {len(b)} bytes)")
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "probe":
+    if sys.argv[1] == "levels":
+        print(json.dumps(levels(sys.argv[2], sys.argv[3])))
+    elif sys.argv[1] == "typed":
+        print(json.dumps(typed(sys.argv[2], sys.argv[3], sys.argv[4])))
+    elif sys.argv[1] == "probe":
         lib, url = sys.argv[2], sys.argv[3]
         create = url if len(sys.argv) > 4 and sys.argv[4] == "create" else None
         if create:

@@ -139,10 +139,10 @@ else
     bad "zarr-python / xarray checks"
 fi
 
-echo "== codecs both ways: fletcher32, bz2, lz4, gzip (tests/interop/codecs.py)"
+echo "== codecs both ways: fletcher32, bz2, lz4, gzip, zlib levels 0-9, lzma, crc32, adler32, numcodecs' array filters (tests/interop/codecs.py)"
 if (cd "$here" && NETCDF_PLUGIN_PATH=$wheel_plugins HDF5_PLUGIN_PATH=$wheel_plugins \
     "$py" "$here/codecs.py" "$out/codecs" "$libdir/libnczarr_rs.so" "$wheel_lib") > "$out/codecs.log" 2>&1; then
-    ok "codecs: zarr-python and the wheel's netCDF-C (fletcher32, bz2) read ours, we read theirs, same filter ids"
+    ok "codecs: zarr-python and the wheel's netCDF-C (fletcher32, bz2) read ours, we read theirs, same filter ids; zlib 0-9 as netCDF-C writes it, byte for byte; numcodecs' filters read and rewritten as zarr-python does"
 else
     bad "codecs: $(grep -E 'FAIL|Error' "$out/codecs.log" | head -20)"
 fi
@@ -159,6 +159,13 @@ if "$py" "$here/vlen.py" "$out/vlen" "$libdir/libnczarr_rs.so" > "$out/vlen.log"
     ok "vlen: $(grep -c '^ok' "$out/vlen.log") |O vlen-utf8 arrays (zarr-python with and without a compressor, a missing chunk, 2-d; xarray variable and coordinate) read as zarr-python reads them"
 else
     bad "vlen: $(grep -v '^ok' "$out/vlen.log" | head -20)"
+fi
+
+echo "== Zarr v3 both ways (tests/interop/zarr3.py)"
+if "$py" "$here/zarr3.py" "$out/zarr3" "$libdir/libnczarr_rs.so" > "$out/zarr3.log" 2>&1; then
+    ok "zarr3: $(grep -c '^ok' "$out/zarr3.log") checks: zarr-python 3/xarray v3 stores (every netCDF type, codecs, sharding, consolidated, implicit groups, fill values) read as zarr-python reads them; our v3 read by zarr-python, xarray and TensorStore"
+else
+    bad "zarr3: $(grep -v '^ok' "$out/zarr3.log" | head -20)"
 fi
 
 echo "== writer x reader matrix (tests/interop/matrix.py)"

@@ -84,6 +84,15 @@ for loc in nc4.zarr "$(url nc4.zarr)" nc4zip.zip "file://$out/nc4zip.zip#mode=nc
     strip_storage b1.txt > b.txt
     same "ncdump -s $loc (storage lines aside)" a.txt b.txt
 done
+echo "== Zarr v3: the same ncgen run writes v2 and v3; ncdump prints the same CDL for both"
+run "ncgen under preload: CDL -> Zarr v3 store" pre ncgen -k nc4 -o "file://$out/nc4v3.zarr#mode=nczarr,v3,file" "$here/nc4.cdl"
+for opt in "" -h -s -t "-v temp" "-v sub/dvar"; do
+    # shellcheck disable=SC2086
+    pre ncdump $opt nc4.zarr 2>&1 | sed 1d > a.txt
+    # shellcheck disable=SC2086
+    pre ncdump $opt nc4v3.zarr 2>&1 | sed 1d > b.txt
+    same "ncdump $opt: v3 store = v2 store (format line aside)" a.txt b.txt
+done
 echo "== ncdump on stores: ours = Debian's own NCZarr on its own store"
 for opt in "" -h -c -s -k -t "-v temp"; do
     # shellcheck disable=SC2086

@@ -1,0 +1,263 @@
+//! The seam between a store and the netCDF model: on-disk formats.
+//!
+//! A [`Format`] reads a store's metadata into a [`Dataset`] and describes a
+//! dataset as metadata objects to write. Everything a format knows stays in
+//! its folder; the rest of the engine sees the model only, plus the few
+//! per-variable storage facts a format decides (chunk keys, codecs, dtype
+//! details on [`super::model::Var`]).
+//!
+//! - [`zarr2`]: the Zarr v2 container (`.zgroup`, `.zarray`, `.zattrs`,
+//!   `.zmetadata`), with or without NCZarr metadata (every layout netCDF-C
+//!   has written, see [`super::model::Layout`]), and pure Zarr / XArray.
+//! - [`zarr3`]: the Zarr v3 container (`zarr.json`), with the same NCZarr
+//!   keys among its attributes, or none.
+//!
+//! Conventions that more than one container carries live beside them:
+//! [`nczarr`] (netCDF-only information in NCZarr keys: shared dimensions,
+//! attribute types, storage) and [`xarray`] (dimension names).
+//!
+//! Adding a format: a folder with a type implementing [`Format`], and a line
+//! in [`FORMATS`] (detection tries them in order).
+
+pub mod nczarr;
+pub mod xarray;
+pub mod zarr2;
+pub mod zarr3;
+
+use super::error::*;
+use super::json;
+use super::model::{Dataset, Group};
+use super::{NcError, NcResult};
+use crate::map::{MapError, Store, StoreKey, Version};
+use rayon::prelude::*;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// `NC_ENCZARR` with a description of what is wrong in the store.
+pub(crate) fn bad(what: impl Into<String>) -> NcError {
+    NcError::with(NC_ENCZARR, what)
+}
+
+/// How a dataset is opened (from the URL's `mode=` and the environment).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpenOptions {
+    /// Dimension names from the XArray convention (`mode=xarray`, default).
+    pub xarray: bool,
+    /// `mode=zarr`: ignore NCZarr metadata (pure Zarr).
+    pub pure_zarr: bool,
+    /// `mode=consolidated`: read metadata from the consolidated object.
+    pub consolidated: bool,
+}
+
+/// One on-disk format.
+pub trait Format: Send + Sync + std::fmt::Debug {
+    /// A short name (`zarr2`, ...).
+    fn name(&self) -> &'static str;
+    /// Whether the store at hand is in this format (its root objects).
+    fn claims(&self, store: &dyn Store) -> NcResult<bool>;
+    /// Builds the model from the store's metadata. The objects read are
+    /// returned in `Dataset::written`, so unchanged ones are not rewritten.
+    fn read(&self, store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions) -> NcResult<Dataset>;
+    /// Every metadata object that describes `ds`, as JSON.
+    fn objects(&self, ds: &Dataset) -> NcResult<Vec<(StoreKey, Value)>>;
+    /// How the chunks of a new variable are named.
+    fn chunk_keys(&self, scalar: bool) -> ChunkKeys;
+    /// The consolidated metadata object made of `written` (every metadata
+    /// object as stored), for a dataset that keeps one.
+    fn consolidated(&self, written: &HashMap<StoreKey, Vec<u8>>) -> NcResult<(StoreKey, Value)>;
+}
+
+/// Every format, in the order detection tries them.
+pub static FORMATS: &[&dyn Format] = &[&zarr2::Zarr2, &zarr3::Zarr3];
+
+/// The format new datasets are written in.
+pub fn default_format() -> &'static dyn Format {
+    &zarr2::Zarr2
+}
+
+/// How the chunks of a variable are named in the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChunkKeys {
+    /// Zarr v2 (and v3's `v2` encoding): the indices joined by the
+    /// separator (`0.1`, `0/1`); a 0-d array's one chunk is `0`.
+    V2(char),
+    /// Zarr v3's `default` encoding: `c`, then the indices, each after the
+    /// separator (`c/0/1`). `true`: a 0-d array, whose one chunk is `c`.
+    V3(char, bool),
+}
+
+impl ChunkKeys {
+    /// The separator between indices.
+    pub fn separator(self) -> char {
+        match self {
+            ChunkKeys::V2(c) | ChunkKeys::V3(c, _) => c,
+        }
+    }
+
+    /// The key of the chunk at `idx` below the variable's key.
+    pub fn key(self, var: &StoreKey, idx: &[u64]) -> NcResult<StoreKey> {
+        use std::fmt::Write;
+        let mut name = String::with_capacity(var.as_str().len() + 2 + 4 * idx.len().max(1));
+        name.push_str(var.as_str());
+        if !var.is_root() {
+            name.push('/');
+        }
+        match self {
+            // the engine addresses a scalar's one chunk as [0]
+            ChunkKeys::V3(_, true) => name.push('c'),
+            ChunkKeys::V3(sep, false) => {
+                name.push('c');
+                for n in idx {
+                    name.push(sep);
+                    let _ = write!(name, "{n}");
+                }
+            }
+            ChunkKeys::V2(sep) => {
+                if idx.is_empty() {
+                    name.push('0');
+                }
+                for (i, n) in idx.iter().enumerate() {
+                    if i > 0 {
+                        name.push(sep);
+                    }
+                    let _ = write!(name, "{n}");
+                }
+            }
+        }
+        Ok(StoreKey::parse(&name)?)
+    }
+}
+
+/// Reads a group tree depth first, without recursion (a crafted store may
+/// nest groups thousands deep), within the group count and nesting limits.
+/// Group ids are assigned in pre-order. `read(ds, gid, item)` reads group
+/// `gid` (`item`: what its parent's listing gave for it) and returns its
+/// children by name.
+pub(crate) fn read_group_tree<T>(
+    ds: &mut Dataset,
+    root: T,
+    mut read: impl FnMut(&mut Dataset, usize, T) -> NcResult<Vec<(String, T)>>,
+) -> NcResult<()> {
+    let limits = crate::limits::limits();
+    let mut stack = vec![(0usize, read(ds, 0, root).context(StoreKey::root())?.into_iter())];
+    while let Some((parent, children)) = stack.last_mut() {
+        let Some((name, item)) = children.next() else {
+            stack.pop();
+            continue;
+        };
+        let parent = *parent;
+        if stack.len() > limits.max_depth {
+            return Err(bad(format!("groups nested deeper than {} (NCZARR_RS_MAX_DEPTH)", limits.max_depth)));
+        }
+        if ds.groups.len() >= limits.max_groups {
+            return Err(bad(format!("more than {} groups (NCZARR_RS_MAX_GROUPS)", limits.max_groups)));
+        }
+        super::names::check_name(&name).map_err(|_| bad(format!("bad group name {name:?}")))?;
+        let child = ds.groups.len();
+        ds.groups.push(Group {
+            name,
+            parent: Some(parent),
+            dims: vec![],
+            vars: vec![],
+            children: vec![],
+            atts: vec![],
+        });
+        ds.groups[parent].children.push(child);
+        let children = read(ds, child, item).context(ds.group_key(child))?;
+        stack.push((child, children.into_iter()));
+    }
+    Ok(())
+}
+
+/// The names of the children of group `gkey` among the keys of a
+/// consolidated metadata map (each key's first path segment below it).
+pub(crate) fn consolidated_children<'a>(keys: impl Iterator<Item = &'a String>, gkey: &StoreKey) -> Vec<String> {
+    let prefix = if gkey.is_root() { String::new() } else { format!("{}/", gkey.as_str()) };
+    let mut n: Vec<String> = keys
+        .filter_map(|k| k.strip_prefix(&prefix))
+        .map(|rest| rest.split('/').next().unwrap_or(rest).to_string())
+        .collect();
+    n.sort();
+    n.dedup();
+    n
+}
+
+/// Reads a dataset's metadata, in whichever format the store holds.
+pub fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions) -> NcResult<Dataset> {
+    for f in FORMATS {
+        if f.claims(store.as_ref())? {
+            return f.read(store, path, mode, opts);
+        }
+    }
+    // no format recognises the root: the first one says why
+    FORMATS[0].read(store, path, mode, opts)
+}
+
+/// Persists all metadata that changed since it was last written or read
+/// (`nc_enddef`, `nc_sync`, `nc_close`). Every variable counts as defined
+/// on disk afterwards.
+pub fn write_metadata(ds: &mut Dataset) -> NcResult<()> {
+    write_metadata_if(ds, &HashMap::new()).map(drop)
+}
+
+/// [`write_metadata`], where each object named in `expected` is written
+/// only if the store still holds it at that version (`None`: absent).
+/// `Ok(false)` when one was not (another writer changed it: the caller
+/// reads again and retries); the other objects may have been written.
+pub fn write_metadata_if(ds: &mut Dataset, expected: &HashMap<StoreKey, Option<Version>>) -> NcResult<bool> {
+    let objects = ds.format.objects(ds)?;
+    let todo: Vec<(StoreKey, Vec<u8>)> = objects
+        .iter()
+        .map(|(key, value)| (key.clone(), json::to_text(value).into_bytes()))
+        .filter(|(key, bytes)| ds.written.get(key) != Some(bytes))
+        .collect();
+    let store = ds.store.clone();
+    let put = |(key, bytes): &(StoreKey, Vec<u8>)| match expected.get(key) {
+        Some(v) => store.put_if(key, bytes, v.as_ref()).map(drop),
+        None => store.set(key, bytes),
+    };
+    let written = if ds.store.io_bound() {
+        // network stores: the objects are independent, send them together
+        super::data::IO_POOL.get().install(|| todo.par_iter().try_for_each(put))
+    } else {
+        // local stores: one after another (creates in one directory serialise
+        // in the kernel; parallel writes measured slower)
+        todo.iter().try_for_each(put)
+    };
+    match written {
+        Err(MapError::Conflict(_)) => return Ok(false),
+        other => other?,
+    }
+    let changed = !todo.is_empty();
+    for (key, bytes) in todo {
+        ds.written.insert(key, bytes);
+    }
+    if ds.consolidated && changed {
+        let (key, doc) = ds.format.consolidated(&ds.written)?;
+        ds.store.set(&key, json::to_text(&doc).as_bytes())?;
+    }
+    for g in &mut ds.groups {
+        for v in &mut g.vars {
+            v.persisted = true;
+        }
+    }
+    ds.fresh = false;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_keys() {
+        let v = StoreKey::parse("g/v").unwrap();
+        assert_eq!(ChunkKeys::V2('.').key(&v, &[1, 2]).unwrap().as_str(), "g/v/1.2");
+        assert_eq!(ChunkKeys::V2('/').key(&v, &[1, 2]).unwrap().as_str(), "g/v/1/2");
+        assert_eq!(ChunkKeys::V2('.').key(&v, &[]).unwrap().as_str(), "g/v/0");
+        assert_eq!(ChunkKeys::V3('/', false).key(&v, &[1, 2]).unwrap().as_str(), "g/v/c/1/2");
+        assert_eq!(ChunkKeys::V3('.', false).key(&v, &[1, 2]).unwrap().as_str(), "g/v/c.1.2");
+        assert_eq!(ChunkKeys::V3('/', true).key(&v, &[0]).unwrap().as_str(), "g/v/c");
+    }
+}

@@ -1,0 +1,534 @@
+//! The Zarr v2 container: `.zgroup`, `.zarray`, `.zattrs` per node, and a
+//! consolidated `.zmetadata`, with NCZarr metadata in any layout netCDF-C
+//! has written (see docs/COMPATIBILITY.md), or none (pure Zarr, XArray).
+//!
+//! Written by default (`mode=nczarr`): what netCDF-C 4.9.3+/4.10 write, the
+//! NCZarr keys `_nczarr_superblock`, `_nczarr_group`/`_nczarr_array` and
+//! `_nczarr_attr` inside `.zattrs` (typed `|J0`), unlimited dimensions as
+//! `{"size": N, "unlimited": 1}`, `_ARRAY_DIMENSIONS` on every variable;
+//! `.zgroup`/`.zarray` stay pure Zarr. `mode=nczarr,oldkeys` writes the
+//! spec's (netCDF-C 4.9.2's) placement: the keys in `.zgroup`/`.zarray`, plus
+//! uppercase copies for netCDF-C 4.9.0. Every object gets a `.zattrs`.
+//! `mode=zarr` writes pure Zarr v2 (with XArray `_ARRAY_DIMENSIONS` unless
+//! `noxarray`). NCZarr v1 stores (`.nczarr`, `.nczgroup`, ...) are read
+//! only.
+
+pub mod dtype;
+
+use super::{bad, nczarr, xarray, ChunkKeys, Format, OpenOptions};
+use crate::engine::consts::*;
+use crate::engine::error::*;
+use crate::engine::json::{self, values_to_json};
+use crate::engine::model::*;
+use crate::engine::types::Values;
+use crate::engine::{NcError, NcResult};
+use crate::map::{Store, StoreKey};
+use dtype::{format_dtype, parse_dtype, DType};
+use rayon::prelude::*;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Zarr v2, with or without NCZarr metadata.
+#[derive(Debug)]
+pub struct Zarr2;
+
+impl Format for Zarr2 {
+    fn name(&self) -> &'static str {
+        "zarr2"
+    }
+
+    fn claims(&self, store: &dyn Store) -> NcResult<bool> {
+        let root = StoreKey::root();
+        for name in [".zgroup", ".zmetadata", ".nczarr"] {
+            if store.size(&root.child(name)?)?.is_some() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    fn read(&self, store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions) -> NcResult<Dataset> {
+        read_dataset(store, path, mode, opts)
+    }
+
+    fn objects(&self, ds: &Dataset) -> NcResult<Vec<(StoreKey, Value)>> {
+        let mut out = Vec::new();
+        for gid in 0..ds.groups.len() {
+            group_objects(ds, gid, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn chunk_keys(&self, _scalar: bool) -> ChunkKeys {
+        ChunkKeys::V2('.')
+    }
+
+    fn consolidated(&self, written: &HashMap<StoreKey, Vec<u8>>) -> NcResult<(StoreKey, Value)> {
+        let mut meta = Map::new();
+        let mut keys: Vec<&StoreKey> =
+            written.keys().filter(|k| k.name().starts_with(".z") && k.name() != ".zmetadata").collect();
+        keys.sort();
+        for k in keys {
+            meta.insert(k.as_str().to_string(), json::parse(&written[k])?);
+        }
+        let doc = json!({ "metadata": meta, "zarr_consolidated_format": 1 });
+        Ok((StoreKey::parse(".zmetadata")?, doc))
+    }
+}
+
+// ---- writing -----------------------------------------------------------------
+
+fn group_objects(ds: &Dataset, gid: usize, out: &mut Vec<(StoreKey, Value)>) -> NcResult<()> {
+    let g = &ds.groups[gid];
+    let key = ds.group_key(gid);
+    let keys = nczarr::group_keys(ds, gid);
+    let mut zgroup = Map::new();
+    zgroup.insert("zarr_format".into(), json!(2));
+    for (k, v) in keys.in_object {
+        zgroup.insert(k.into(), v);
+    }
+    out.push((key.child(".zgroup")?, Value::Object(zgroup)));
+    let zattrs = nczarr::attributes(ds, &g.atts, vec![], gid == 0, keys.in_attrs);
+    out.push((key.child(".zattrs")?, Value::Object(zattrs)));
+    for vid in 0..g.vars.len() {
+        var_objects(ds, gid, vid, out)?;
+    }
+    Ok(())
+}
+
+fn var_objects(ds: &Dataset, gid: usize, vid: usize, out: &mut Vec<(StoreKey, Value)>) -> NcResult<()> {
+    let v = &ds.groups[gid].vars[vid];
+    let key = ds.var_key(gid, vid);
+    // a scalar is shape [1] in NCZarr (the spec), a 0-d array in pure Zarr
+    // (as zarr-python writes it); its one chunk is "0" either way
+    let (shape, chunks) = match (v.is_scalar(), ds.pure_zarr) {
+        (true, false) => (vec![1], vec![1]),
+        (true, true) => (vec![], vec![]),
+        _ => (ds.var_shape(v), v.chunks.clone()),
+    };
+    let strlen = ds.maxstrlen(gid, vid);
+    let fill = if v.no_fill {
+        Value::Null
+    } else {
+        match ds.fill_value(v)? {
+            Values::Char(c) if c.iter().all(|&b| b == 0) => Value::String(String::new()),
+            Values::String(s) if s.iter().all(|x| x.is_empty()) => Value::String(String::new()),
+            other => values_to_json(&other),
+        }
+    };
+    let (compressor, mut filters) = v.codecs.to_zarr_v2();
+    if let Some(oc) = &v.object_codec {
+        let mut f = vec![oc.clone()];
+        if let Value::Array(rest) = filters {
+            f.extend(rest);
+        }
+        filters = Value::Array(f);
+    }
+    let mut z = Map::new();
+    z.insert("zarr_format".into(), json!(2));
+    z.insert("shape".into(), json!(shape));
+    let dtype = match &v.stored_dtype {
+        Some(d) => serde_json::from_str(d).unwrap_or_else(|_| json!(d)),
+        None => json!(format_dtype(v.nctype, v.endian, strlen, ds.pure_zarr)),
+    };
+    z.insert("dtype".into(), dtype);
+    z.insert("chunks".into(), json!(chunks));
+    z.insert("fill_value".into(), fill);
+    z.insert("order".into(), json!(if v.order_f { "F" } else { "C" }));
+    z.insert("compressor".into(), compressor);
+    z.insert("filters".into(), filters);
+    if v.chunk_keys.separator() != '.' {
+        z.insert("dimension_separator".into(), json!(v.chunk_keys.separator().to_string()));
+    }
+    let keys = nczarr::array_keys(ds, gid, vid);
+    for (k, v) in keys.in_object {
+        z.insert(k.into(), v);
+    }
+    out.push((key.child(".zarray")?, Value::Object(z)));
+    let extra = xarray::names_to_write(ds, gid, v)
+        .map(|d| vec![("_ARRAY_DIMENSIONS".to_string(), json!(d))])
+        .unwrap_or_default();
+    out.push((key.child(".zattrs")?, Value::Object(nczarr::var_attributes(ds, v, extra, keys.in_attrs))));
+    Ok(())
+}
+
+// ---- reading -----------------------------------------------------------------
+
+/// Metadata source: the store, or a consolidated `.zmetadata`.
+struct Reader {
+    store: Arc<dyn Store>,
+    consolidated: Option<Map<String, Value>>,
+    /// Objects fetched ahead, concurrently (network stores).
+    prefetched: HashMap<StoreKey, Option<Vec<u8>>>,
+    pure_zarr: bool,
+    layout: Layout,
+    xarray: bool,
+    seen: HashMap<StoreKey, Vec<u8>>,
+}
+
+impl Reader {
+    fn get(&mut self, key: &StoreKey) -> NcResult<Option<Value>> {
+        if let Some(meta) = &self.consolidated {
+            return Ok(meta.get(key.as_str()).cloned());
+        }
+        let fetched = match self.prefetched.remove(key) {
+            Some(f) => f,
+            None => self.store.get_max(key, crate::limits::limits().max_metadata_bytes)?,
+        };
+        match fetched {
+            None => Ok(None),
+            Some(bytes) => {
+                let v = json::parse(&bytes).map_err(|e| bad(format!("{key}: {}", e.detail().unwrap_or("bad JSON"))))?;
+                self.seen.insert(key.clone(), bytes);
+                Ok(Some(v))
+            }
+        }
+    }
+
+    fn get_object(&mut self, key: &StoreKey) -> NcResult<Option<Map<String, Value>>> {
+        match self.get(key)? {
+            None => Ok(None),
+            Some(Value::Object(m)) => Ok(Some(m)),
+            Some(_) => Err(bad(format!("{key} is not a JSON object"))),
+        }
+    }
+
+    fn exists(&mut self, key: &StoreKey) -> NcResult<bool> {
+        if let Some(meta) = &self.consolidated {
+            return Ok(meta.contains_key(key.as_str()));
+        }
+        Ok(self.store.size(key)?.is_some())
+    }
+
+    /// Child names of a group key that are arrays / groups (pure Zarr walk).
+    fn children(&mut self, gkey: &StoreKey) -> NcResult<(Vec<String>, Vec<String>)> {
+        let names: Vec<String> = match &self.consolidated {
+            Some(meta) => super::consolidated_children(meta.keys(), gkey),
+            None => self.store.list_dir(gkey)?.unwrap_or_default(),
+        };
+        let (mut arrays, mut groups) = (vec![], vec![]);
+        for name in names.into_iter().filter(|n| !n.starts_with('.')) {
+            let k = gkey.child(&name)?;
+            if self.exists(&k.child(".zarray")?)? {
+                arrays.push(name);
+            } else if self.exists(&k.child(".zgroup")?)? {
+                groups.push(name);
+            }
+        }
+        Ok((arrays, groups))
+    }
+}
+
+fn as_u64_list(v: Option<&Value>, what: &str) -> NcResult<Vec<u64>> {
+    let arr = v.and_then(Value::as_array).ok_or_else(|| bad(format!("{what} is missing or not a list")))?;
+    arr.iter().map(|x| x.as_u64().ok_or_else(|| bad(format!("{what} holds a non-integer")))).collect()
+}
+
+struct PendingVar {
+    gid: usize,
+    name: String,
+}
+
+/// Reads a dataset's metadata into a new [`Dataset`].
+///
+/// A consolidated `.zmetadata` is used in place of the individual objects
+/// when `use_consolidated` is set (`mode=consolidated`, as in netCDF-C 4.10)
+/// or when the store has no root `.zgroup` object of its own. Otherwise the
+/// objects themselves are read, so a stale `.zmetadata` never hides data.
+fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions) -> NcResult<Dataset> {
+    let OpenOptions { xarray, pure_zarr: force_pure, consolidated: use_consolidated } = opts;
+    let root = StoreKey::root();
+    let mut r = Reader {
+        store: store.clone(),
+        consolidated: None,
+        prefetched: HashMap::new(),
+        pure_zarr: false,
+        layout: Layout::V2,
+        xarray,
+        seen: HashMap::new(),
+    };
+
+    let zmeta_key = root.child(".zmetadata")?;
+    let has_zmetadata = store.size(&zmeta_key)?.is_some();
+    let has_root_group = store.size(&root.child(".zgroup")?)?.is_some();
+    // A .zmetadata that cannot be used is skipped, as netCDF-C does, and
+    // reported in the dataset's notes.
+    let mut notes = Vec::new();
+    if has_zmetadata && (use_consolidated || !has_root_group) {
+        match r.get(&zmeta_key) {
+            Ok(Some(Value::Object(doc))) => match doc.get("metadata") {
+                Some(Value::Object(meta)) if !meta.is_empty() => r.consolidated = Some(meta.clone()),
+                Some(Value::Object(_)) => {}
+                _ => notes.push(format!("{zmeta_key}: no \"metadata\" object: ignored")),
+            },
+            Ok(Some(_)) => notes.push(format!("{zmeta_key} is not a JSON object: ignored")),
+            Ok(None) => {}
+            Err(e) => notes.push(format!("{}: ignored", e.context(&zmeta_key).detail().unwrap_or_default())),
+        }
+    }
+
+    let v1 = r.consolidated.is_none() && store.size(&root.child(".nczarr")?)?.is_some();
+    let zgroup = r.get_object(&root.child(".zgroup")?)?;
+    let zattrs = r.get_object(&root.child(".zattrs")?)?;
+    if zgroup.is_none() && !v1 {
+        if r.exists(&root.child(".zarray")?)? {
+            return Err(NcError::with(NC_ENOTNC, "the store root is an array, not a group"));
+        }
+        // An implicit root group (pure Zarr: arrays or groups below a root
+        // that has no .zgroup), as netCDF-C 4.10 and zarr-python read it.
+        let (arrays, groups) = r.children(&root)?;
+        if arrays.is_empty() && groups.is_empty() {
+            return Err(NcError::with(NC_ENOTNC, "no Zarr group at the store root"));
+        }
+    }
+    r.layout = if force_pure && !v1 {
+        Layout::PureZarr
+    } else if v1 {
+        Layout::V1
+    } else {
+        nczarr::detect(zgroup.as_ref(), zattrs.as_ref()).unwrap_or(Layout::PureZarr)
+    };
+    r.pure_zarr = r.layout == Layout::PureZarr;
+
+    let mut ds = Dataset::new_empty(store.clone(), path, mode, r.pure_zarr, xarray);
+    ds.layout = r.layout;
+    ds.format = &Zarr2;
+    ds.define_mode = false;
+    ds.fresh = false;
+    ds.provenance = None;
+    ds.consolidated = has_zmetadata;
+    ds.notes = notes;
+
+    let mut pending = Vec::new();
+    super::read_group_tree(&mut ds, (), |ds, gid, ()| {
+        Ok(read_group(&mut r, ds, gid, &mut pending)?.into_iter().map(|n| (n, ())).collect())
+    })?;
+    if r.consolidated.is_none() && store.io_bound() {
+        // every variable's metadata in one concurrent round
+        let mut keys = Vec::new();
+        for p in &pending {
+            let vkey = ds.group_key(p.gid).child(&p.name)?;
+            for name in [".zarray", ".zattrs", ".nczarray", ".nczvar"] {
+                if name.starts_with(".ncz") && r.layout != Layout::V1 {
+                    continue;
+                }
+                keys.push(vkey.child(name)?);
+            }
+        }
+        let max = crate::limits::limits().max_metadata_bytes;
+        let got: Vec<crate::map::MapResult<Option<Vec<u8>>>> =
+            crate::engine::data::IO_POOL.get().install(|| keys.par_iter().map(|k| store.get_max(k, max)).collect());
+        for (k, v) in keys.into_iter().zip(got) {
+            r.prefetched.insert(k, v?);
+        }
+    }
+    for p in pending {
+        let vkey = ds.group_key(p.gid).child(&p.name)?;
+        read_var(&mut r, &mut ds, p.gid, &p.name).context(vkey)?;
+    }
+    ds.written = std::mem::take(&mut r.seen);
+    if r.layout == Layout::V1 {
+        ds.writable = false;
+    }
+    Ok(ds)
+}
+
+/// Reads a group's dimensions and attributes, and returns the names of its
+/// child groups (variables are collected in `pending` and read once every
+/// dimension exists).
+fn read_group(r: &mut Reader, ds: &mut Dataset, gid: usize, pending: &mut Vec<PendingVar>) -> NcResult<Vec<String>> {
+    let gkey = ds.group_key(gid);
+    let zgroup = r.get_object(&gkey.child(".zgroup")?)?.unwrap_or_default();
+    if let Some(f) = zgroup.get("zarr_format") {
+        if f.as_u64() != Some(2) {
+            return Err(bad(format!("{gkey}: zarr_format {f} is not 2")));
+        }
+    }
+    let zattrs = r.get_object(&gkey.child(".zattrs")?)?.unwrap_or_default();
+    let v1attr = if r.layout == Layout::V1 {
+        r.get(&gkey.child(".nczattr")?)?.or(r.get(&gkey.child(".nczattrs")?)?)
+    } else {
+        None
+    };
+    let info: Option<Value> = match r.layout {
+        Layout::V1 => r.get(&gkey.child(".nczgroup")?)?,
+        Layout::V2 | Layout::V2Upper | Layout::V2InAttrs => nczarr::key(&zattrs, &zgroup, "_nczarr_group"),
+        Layout::PureZarr => None,
+    };
+    let (atts, provenance) = nczarr::read_atts(&zattrs, v1attr.as_ref(), None, r.pure_zarr, r.xarray)?;
+    ds.groups[gid].atts = atts;
+    if gid == 0 {
+        ds.provenance = provenance;
+    }
+
+    let (vars, groups) = match info {
+        Some(info) => nczarr::read_group_info(ds, gid, &gkey, &info)?,
+        None => r.children(&gkey)?,
+    };
+    for name in vars {
+        crate::engine::names::check_name(&name).map_err(|_| bad(format!("bad variable name {name:?}")))?;
+        pending.push(PendingVar { gid, name });
+    }
+    Ok(groups)
+}
+
+fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResult<()> {
+    let vkey = ds.group_key(gid).child(name)?;
+    let z = r.get_object(&vkey.child(".zarray")?)?.ok_or_else(|| bad(format!("{vkey}: no .zarray")))?;
+    let zattrs = r.get_object(&vkey.child(".zattrs")?)?.unwrap_or_default();
+    if z.get("zarr_format").and_then(Value::as_u64) != Some(2) {
+        return Err(bad(format!("{vkey}: zarr_format is not 2")));
+    }
+    let shape = as_u64_list(z.get("shape"), "shape")?;
+    if shape.len() > NC_MAX_VAR_DIMS as usize {
+        // callers size dimension id arrays NC_MAX_VAR_DIMS
+        return Err(NcError::with(NC_EMAXDIMS, format!("{vkey}: {} dimensions", shape.len())));
+    }
+    let mut chunks = as_u64_list(z.get("chunks"), "chunks")?;
+    if chunks.len() != shape.len() || chunks.contains(&0) {
+        return Err(bad(format!("{vkey}: chunks do not match shape")));
+    }
+    // A dtype or object codec this library cannot decode leaves the
+    // variable visible (NC_UBYTE, or NC_STRING for `|O`) with reads failing.
+    let mut unreadable = None;
+    let mut object_codec = None;
+    let mut stored_dtype = None;
+    let first_filter = z.get("filters").and_then(Value::as_array).and_then(|f| f.first());
+    let dtype_s = z.get("dtype").and_then(Value::as_str).unwrap_or("");
+    let dtype = match z.get("dtype") {
+        Some(Value::String(s)) if s == "|O" => {
+            stored_dtype = Some(s.clone());
+            let id = first_filter.and_then(|f| f.get("id")).and_then(Value::as_str).unwrap_or("");
+            if crate::codec::vlen::is_object_codec(id) {
+                object_codec = first_filter.cloned();
+            }
+            if !crate::codec::vlen::IDS.contains(&id) {
+                let what = if id.is_empty() { "no object codec".to_string() } else { format!("object codec {id:?}") };
+                unreadable =
+                    Some(NcError::with(NC_ENOFILTER, format!("{vkey}: dtype |O with {what} is not available")));
+            }
+            DType { nctype: NC_STRING, endian: NC_ENDIAN_NATIVE, strlen: None, json: false, ucs4: false }
+        }
+        Some(d) => match d.as_str().map(|s| parse_dtype(s, r.pure_zarr)) {
+            // numpy booleans (read as NC_UBYTE), UCS-4 strings and, in
+            // pure Zarr, char spelt otherwise than this library writes it
+            // (netCDF-C 4.9.0's `<U1`, since `|S1` would read back as a
+            // string: a rewrite changed the variable's type, found by
+            // fuzzing) are written back as they were
+            Some(Ok(t))
+                if dtype_s == "|b1"
+                    || t.ucs4
+                    || (r.pure_zarr && t.nctype == NC_CHAR && dtype_s != format_dtype(NC_CHAR, t.endian, 1, true)) =>
+            {
+                stored_dtype = Some(dtype_s.to_string());
+                t
+            }
+            Some(Ok(t)) if !t.json => t,
+            _ => {
+                stored_dtype = Some(d.as_str().map_or_else(|| d.to_string(), str::to_string));
+                unreadable = Some(NcError::with(NC_EBADTYPE, format!("{vkey}: dtype {d} is not supported")));
+                DType { nctype: NC_UBYTE, endian: NC_ENDIAN_NATIVE, strlen: None, json: false, ucs4: false }
+            }
+        },
+        None => return Err(bad(format!("{vkey}: no dtype"))),
+    };
+    let order_f = match z.get("order").and_then(Value::as_str) {
+        Some("C") | None => false,
+        Some("F") => true,
+        Some(o) => return Err(bad(format!("{vkey}: order {o:?}"))),
+    };
+    let chunk_keys = match z.get("dimension_separator").and_then(Value::as_str) {
+        Some("/") => ChunkKeys::V2('/'),
+        _ => ChunkKeys::V2('.'),
+    };
+    let filters = match z.get("filters") {
+        // the object codec is the variable's string layout, not a filter
+        Some(Value::Array(f)) => &f[usize::from(object_codec.is_some())..],
+        Some(Value::Null) | None => &[],
+        Some(_) => return Err(bad(format!("{vkey}: filters is not a list"))),
+    };
+    let compressor = match z.get("compressor") {
+        Some(Value::Null) | None => None,
+        Some(c @ Value::Object(_)) => Some(c),
+        Some(_) => return Err(bad(format!("{vkey}: compressor is not an object"))),
+    };
+    let codecs = crate::codec::Pipeline::from_zarr_v2(filters, compressor, dtype_s);
+
+    let v1info = if r.layout == Layout::V1 {
+        r.get(&vkey.child(".nczarray")?)?.or(r.get(&vkey.child(".nczvar")?)?)
+    } else {
+        None
+    };
+    let info = match r.layout {
+        Layout::V1 => v1info,
+        Layout::V2 | Layout::V2Upper | Layout::V2InAttrs => nczarr::key(&zattrs, &z, "_nczarr_array"),
+        Layout::PureZarr => None,
+    };
+    let (dimids, storage) = match info {
+        Some(info) => nczarr::read_array_info(ds, gid, &vkey, &info, &shape)?,
+        None => {
+            let names = if r.xarray {
+                zattrs.get("_ARRAY_DIMENSIONS").map(|a| nczarr::as_str_list(a, "_ARRAY_DIMENSIONS")).transpose()?
+            } else {
+                None
+            };
+            (xarray::dims_from_names(ds, gid, &vkey, names, &shape)?, NC_CHUNKED)
+        }
+    };
+    if dimids.is_empty() {
+        chunks.clear();
+    }
+    let (atts, _) = nczarr::read_atts(&zattrs, None, Some(dtype.nctype), r.pure_zarr, r.xarray)?;
+    let zarray_fill = match z.get("fill_value") {
+        None | Some(Value::Null) => None,
+        Some(_) if unreadable.is_some() => None,
+        Some(f) => match dtype.nctype {
+            NC_CHAR => Some(Values::Char(vec![f.as_str().and_then(|s| s.bytes().next()).unwrap_or(0)])),
+            NC_STRING => Some(Values::String(vec![f.as_str().unwrap_or("").to_string()])),
+            t => {
+                let (values, range) =
+                    json::json_to_values_ranged(f, t).map_err(|_| bad(format!("{vkey}: bad fill_value {f}")))?;
+                if range {
+                    // as netCDF-C: a fill value its type cannot hold
+                    return Err(NcError::with(NC_ERANGE, format!("{vkey}: fill_value {f} is out of range")));
+                }
+                Some(values)
+            }
+        },
+    };
+    // `|O` arrays have no fill value (null) as zarr-python writes them: a
+    // missing chunk reads as the NC_STRING default, ""
+    let no_fill = matches!(z.get("fill_value"), Some(Value::Null)) && unreadable.is_none() && dtype_s != "|O";
+    let quantize = crate::engine::quantize::Quantize::from_atts(&atts);
+    let v = Var {
+        name: name.to_string(),
+        nctype: dtype.nctype,
+        dimids,
+        chunks,
+        storage,
+        no_fill,
+        zarray_fill,
+        // `|i1`/`|u1`: no byte order (netCDF-C reports NC_ENDIAN_NATIVE)
+        endian: if dtype_s.starts_with('|') && matches!(dtype.nctype, NC_BYTE | NC_UBYTE) {
+            NC_ENDIAN_NATIVE
+        } else {
+            dtype.endian
+        },
+        atts,
+        chunk_keys,
+        order_f,
+        codecs,
+        dtype_strlen: dtype.strlen,
+        ucs4: dtype.ucs4,
+        object_codec,
+        stored_dtype,
+        unreadable,
+        persisted: true,
+        has_data: true,
+        quantize,
+        cache: Arc::new(crate::engine::cache::ChunkCache::new(crate::engine::cache::defaults())),
+    };
+    ds.groups[gid].vars.push(v);
+    Ok(())
+}

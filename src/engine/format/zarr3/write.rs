@@ -1,0 +1,197 @@
+//! Writing Zarr v3: a `zarr.json` per group and array, the NCZarr keys
+//! among the attributes (as netCDF-C 4.9.3+ places them in v2), and
+//! `dimension_names` for zarr-python, xarray and TensorStore.
+//!
+//! Types: netCDF's numeric types are v3's core types; `NC_CHAR` is
+//! `null_terminated_bytes` of length 1 (read back as char when the NCZarr
+//! keys are there); `NC_STRING` is `null_terminated_bytes` of the maximum
+//! string length, as `|S<n>` in v2. A variable without a fill value
+//! (`NC_NOFILL`) stores netCDF's default fill, since v3 requires one.
+
+use super::NODE;
+use crate::engine::consts::*;
+use crate::engine::format::{nczarr, ChunkKeys};
+use crate::engine::json::{self, values_to_json};
+use crate::engine::model::*;
+use crate::engine::types::Values;
+use crate::engine::NcResult;
+use crate::map::StoreKey;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+
+pub fn objects(ds: &Dataset) -> NcResult<Vec<(StoreKey, Value)>> {
+    let mut out = Vec::new();
+    for gid in 0..ds.groups.len() {
+        let g = &ds.groups[gid];
+        let keys = nczarr::group_keys(ds, gid);
+        let attrs = nczarr::attributes(ds, &g.atts, vec![], gid == 0, keys.in_attrs);
+        let node = json!({ "zarr_format": 3, "node_type": "group", "attributes": attrs });
+        out.push((ds.group_key(gid).child(NODE)?, node));
+        for vid in 0..g.vars.len() {
+            out.push((ds.var_key(gid, vid).child(NODE)?, array(ds, gid, vid)?));
+        }
+    }
+    Ok(out)
+}
+
+/// The data type of a variable, by v3's names.
+fn data_type(ds: &Dataset, gid: usize, vid: usize, v: &Var) -> Value {
+    let fixed = |n: usize| json!({ "name": "null_terminated_bytes", "configuration": { "length_bytes": n } });
+    match v.nctype {
+        NC_BYTE => json!("int8"),
+        NC_UBYTE => json!("uint8"),
+        NC_SHORT => json!("int16"),
+        NC_USHORT => json!("uint16"),
+        NC_INT => json!("int32"),
+        NC_UINT => json!("uint32"),
+        NC_INT64 => json!("int64"),
+        NC_UINT64 => json!("uint64"),
+        NC_FLOAT => json!("float32"),
+        NC_DOUBLE => json!("float64"),
+        NC_CHAR => fixed(1),
+        NC_STRING if v.object_codec.is_some() => json!("string"),
+        NC_STRING if v.ucs4 => json!({ "name": "fixed_length_utf32",
+            "configuration": { "length_bytes": ds.maxstrlen(gid, vid) * 4 } }),
+        _ => fixed(ds.maxstrlen(gid, vid)),
+    }
+}
+
+/// A fill value in v3's JSON forms (non-finite floats as strings).
+fn fill_json(values: &Values) -> Value {
+    let float = |f: f64| {
+        if f.is_nan() {
+            json!("NaN")
+        } else if f == f64::INFINITY {
+            json!("Infinity")
+        } else if f == f64::NEG_INFINITY {
+            json!("-Infinity")
+        } else {
+            Value::Null
+        }
+    };
+    match values {
+        Values::Float(f) if f.first().is_some_and(|x| !x.is_finite()) => float(f[0] as f64),
+        Values::Double(f) if f.first().is_some_and(|x| !x.is_finite()) => float(f[0]),
+        Values::Char(c) => json!(String::from_utf8_lossy(&c[..c.len().min(1)]).trim_end_matches('\0')),
+        Values::String(s) => json!(s.first().cloned().unwrap_or_default()),
+        other => match values_to_json(other) {
+            Value::Array(mut a) if !a.is_empty() => a.swap_remove(0),
+            x => x,
+        },
+    }
+}
+
+/// A codec of the engine's chain (numcodecs' JSON) as a v3 codec: the core
+/// codecs by their v3 names, the others as zarr-python's `numcodecs.<id>`.
+pub fn codec_to_v3(c: &Value) -> Value {
+    let id = c.get("id").and_then(Value::as_str).unwrap_or("");
+    let get = |k: &str| c.get(k).cloned().unwrap_or(Value::Null);
+    match id {
+        "gzip" => json!({ "name": "gzip", "configuration": { "level": get("level") } }),
+        "zstd" => json!({ "name": "zstd", "configuration": { "level": get("level"), "checksum": false } }),
+        "crc32c" => json!({ "name": "crc32c" }),
+        "blosc" => {
+            let shuffle = match c.get("shuffle").and_then(Value::as_i64) {
+                Some(0) => "noshuffle",
+                Some(2) => "bitshuffle",
+                _ => "shuffle",
+            };
+            json!({ "name": "blosc", "configuration": {
+                "cname": get("cname"), "clevel": get("clevel"), "shuffle": shuffle,
+                "typesize": c.get("typesize").cloned().unwrap_or(json!(1)), "blocksize": get("blocksize") } })
+        }
+        _ => {
+            let mut conf = c.as_object().cloned().unwrap_or_default();
+            conf.remove("id");
+            json!({ "name": format!("numcodecs.{id}"), "configuration": conf })
+        }
+    }
+}
+
+fn array(ds: &Dataset, gid: usize, vid: usize) -> NcResult<Value> {
+    let v = &ds.groups[gid].vars[vid];
+    let (shape, chunks) = if v.is_scalar() { (vec![], vec![]) } else { (ds.var_shape(v), v.chunks.clone()) };
+    let fill = ds.fill_value(v)?;
+    let mut codecs = vec![];
+    if v.order_f && shape.len() > 1 {
+        let order: Vec<usize> = (0..shape.len()).rev().collect();
+        codecs.push(json!({ "name": "transpose", "configuration": { "order": order } }));
+    }
+    match &v.object_codec {
+        Some(oc) => {
+            codecs.push(json!({ "name": oc.get("id").cloned().unwrap_or(json!("vlen-utf8")), "configuration": {} }))
+        }
+        None if matches!(v.nctype, NC_BYTE | NC_UBYTE | NC_CHAR) || v.nctype == NC_STRING && !v.ucs4 => {
+            codecs.push(json!({ "name": "bytes" }))
+        }
+        None => {
+            let endian = if v.endian == NC_ENDIAN_BIG { "big" } else { "little" };
+            codecs.push(json!({ "name": "bytes", "configuration": { "endian": endian } }))
+        }
+    }
+    codecs.extend(v.codecs.configs().map(codec_to_v3));
+    let (sep, encoding) = match v.chunk_keys {
+        ChunkKeys::V2(sep) => (sep, "v2"),
+        ChunkKeys::V3(sep, _) => (sep, "default"),
+    };
+    let mut m = Map::new();
+    m.insert("zarr_format".into(), json!(3));
+    m.insert("node_type".into(), json!("array"));
+    m.insert("shape".into(), json!(shape));
+    m.insert("data_type".into(), data_type(ds, gid, vid, v));
+    m.insert("chunk_grid".into(), json!({ "name": "regular", "configuration": { "chunk_shape": chunks } }));
+    m.insert(
+        "chunk_key_encoding".into(),
+        json!({ "name": encoding, "configuration": { "separator": sep.to_string() } }),
+    );
+    m.insert("fill_value".into(), fill_json(&fill));
+    m.insert("codecs".into(), Value::Array(codecs));
+    let keys = nczarr::array_keys(ds, gid, vid);
+    let mut attrs = nczarr::var_attributes(ds, v, vec![], keys.in_attrs);
+    xarray_fill_attribute(&mut attrs, v)?;
+    m.insert("attributes".into(), Value::Object(attrs));
+    if !v.is_scalar() {
+        let names: Vec<String> = v.dimids.iter().map(|&d| ds.dims[d].name.clone()).collect();
+        m.insert("dimension_names".into(), json!(names));
+    }
+    Ok(Value::Object(m))
+}
+
+/// xarray reads the `_FillValue` attribute of a v3 array of floats as
+/// base64 of the value as a little-endian double (and fails on a number).
+fn xarray_fill_attribute(attrs: &mut Map<String, Value>, v: &Var) -> NcResult<()> {
+    use base64::Engine;
+    if !matches!(v.nctype, NC_FLOAT | NC_DOUBLE) {
+        return Ok(());
+    }
+    let Some(att) = v.atts.iter().find(|a| a.name == NC_FillValue_NAME) else {
+        return Ok(());
+    };
+    let Values::Double(d) = att.values.convert(NC_DOUBLE)?.0 else {
+        return Ok(());
+    };
+    let Some(x) = d.first() else {
+        return Ok(());
+    };
+    attrs.insert(NC_FillValue_NAME.into(), json!(base64::engine::general_purpose::STANDARD.encode(x.to_le_bytes())));
+    Ok(())
+}
+
+/// The root `zarr.json` with zarr-python 3's inline consolidated metadata:
+/// every other node's metadata by its path.
+pub fn consolidated(written: &HashMap<StoreKey, Vec<u8>>) -> NcResult<(StoreKey, Value)> {
+    let root = StoreKey::root().child(NODE)?;
+    let mut doc = match written.get(&root) {
+        Some(b) => json::parse(b)?,
+        None => json!({ "zarr_format": 3, "node_type": "group", "attributes": {} }),
+    };
+    let mut keys: Vec<&StoreKey> = written.keys().filter(|k| k.name() == NODE && **k != root).collect();
+    keys.sort();
+    let mut meta = Map::new();
+    for k in keys {
+        let path = k.as_str().strip_suffix(&format!("/{NODE}")).unwrap_or(k.as_str());
+        meta.insert(path.to_string(), json::parse(&written[k])?);
+    }
+    doc["consolidated_metadata"] = json!({ "kind": "inline", "must_understand": false, "metadata": meta });
+    Ok((root, doc))
+}

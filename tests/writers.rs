@@ -1,0 +1,320 @@
+//! Several writers of one dataset lose nothing (docs/RELIABILITY.md,
+//! "Multiple writers"): separate processes (this test binary run again as a
+//! child, `NCZARR_RS_WRITERS_CHILD`) writing disjoint parts of shared
+//! chunks, or appending records to one unlimited dimension; two handles in
+//! one process writing overlapping slabs (last writer wins per element);
+//! a zip archive rewritten under another writer (an error, not a loss);
+//! and `nc_close`/`nc_abort` racing with another thread's writes (the
+//! writer gets `NC_EBADID` or its data is kept).
+
+use nczarr_rs::engine::consts::*;
+use nczarr_rs::engine::error::{NC_EBADID, NC_NOERR};
+use nczarr_rs::ffi::data::{nc_get_var_int, nc_put_vara_int};
+use nczarr_rs::ffi::files::{nc_abort, nc_close, nc_create, nc_def_dim, nc_enddef, nc_inq_dimlen, nc_open, nc_sync};
+use nczarr_rs::ffi::vars::{nc_def_var, nc_def_var_chunking, nc_inq_varid};
+use std::ffi::CString;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const CHILD: &str = "NCZARR_RS_WRITERS_CHILD";
+
+fn ok(rc: i32, what: &str) {
+    assert_eq!(rc, NC_NOERR, "{what}: {rc}");
+}
+
+fn c(s: &str) -> CString {
+    CString::new(s).unwrap()
+}
+
+/// Creates `v(x)` of `len` ints (`dim` unlimited if `len` is 0) in chunks
+/// of `chunk`, with a second fixed dimension of `width` when not 0.
+fn create(path: &str, len: usize, width: usize, chunk: &[usize]) {
+    unsafe {
+        let mut nc = 0;
+        ok(nc_create(c(path).as_ptr(), NC_CLOBBER, &mut nc), "create");
+        let mut dims = [0; 2];
+        ok(nc_def_dim(nc, c"x".as_ptr(), len, &mut dims[0]), "def_dim x");
+        let rank = if width > 0 {
+            ok(nc_def_dim(nc, c"w".as_ptr(), width, &mut dims[1]), "def_dim w");
+            2
+        } else {
+            1
+        };
+        let mut v = 0;
+        ok(nc_def_var(nc, c"v".as_ptr(), NC_INT, rank, dims.as_ptr(), &mut v), "def_var");
+        ok(nc_def_var_chunking(nc, v, NC_CHUNKED, chunk.as_ptr()), "chunking");
+        ok(nc_enddef(nc), "enddef");
+        ok(nc_close(nc), "close");
+    }
+}
+
+fn open(path: &str, mode: i32) -> (i32, i32) {
+    let (mut nc, mut v) = (0, 0);
+    unsafe {
+        ok(nc_open(c(path).as_ptr(), mode, &mut nc), "open");
+        ok(nc_inq_varid(nc, c"v".as_ptr(), &mut v), "inq_varid");
+    }
+    (nc, v)
+}
+
+/// Every value of `v` and the length of its first dimension.
+fn read_all(path: &str) -> (Vec<i32>, usize) {
+    let (nc, v) = open(path, NC_NOWRITE);
+    let mut len = 0;
+    unsafe {
+        ok(nc_inq_dimlen(nc, 0, &mut len), "inq_dimlen");
+        let mut w = 1;
+        if nc_inq_dimlen(nc, 1, &mut w) != NC_NOERR {
+            w = 1;
+        }
+        let mut out = vec![0i32; len * w];
+        ok(nc_get_var_int(nc, v, out.as_mut_ptr()), "get_var");
+        ok(nc_close(nc), "close");
+        (out, len)
+    }
+}
+
+fn put(nc: i32, v: i32, start: &[usize], count: &[usize], values: &[i32]) -> i32 {
+    unsafe { nc_put_vara_int(nc, v, start.as_ptr(), count.as_ptr(), values.as_ptr()) }
+}
+
+fn epoch_ms() -> u128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis()
+}
+
+/// Runs this binary's `child` test as `n` processes at once, each told its
+/// number and the `job`; waits for all (60 s at most) and checks they passed.
+fn run_children(job: &str, path: &str, n: usize) {
+    let exe = std::env::current_exe().unwrap();
+    // all start at the same moment, once every process is up
+    let go = epoch_ms() + 300 + 50 * n as u128;
+    let children: Vec<_> = (0..n)
+        .map(|i| {
+            Command::new(&exe)
+                .args(["--exact", "child", "--nocapture", "--test-threads=1", "-q"])
+                .env(CHILD, format!("{job}|{path}|{i}|{n}|{go}"))
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .expect("the test binary runs")
+        })
+        .collect();
+    let start = Instant::now();
+    for mut ch in children {
+        loop {
+            if let Some(status) = ch.try_wait().unwrap() {
+                assert!(status.success(), "{job}: a writer process failed ({status})");
+                break;
+            }
+            if start.elapsed() > Duration::from_secs(60) {
+                let _ = ch.kill();
+                panic!("{job}: a writer process hung");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// The writer processes (does nothing unless started by `run_children`).
+#[test]
+fn child() {
+    let Ok(spec) = std::env::var(CHILD) else { return };
+    let parts: Vec<&str> = spec.split('|').collect();
+    let (job, path, me, n): (&str, &str, usize, usize) =
+        (parts[0], parts[1], parts[2].parse().unwrap(), parts[3].parse().unwrap());
+    let go: u128 = parts[4].parse().unwrap();
+    while epoch_ms() < go {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    match job {
+        "quarters" => quarters_writer(path, me, n),
+        "append" => append_writer(path, me, n),
+        other => panic!("unknown job {other}"),
+    }
+}
+
+const ROUNDS: i32 = 40;
+const QUARTER: usize = 25;
+
+/// Writes its quarter of the one chunk of `v`, ROUNDS times, each time a
+/// new value, reopening or syncing in between.
+fn quarters_writer(path: &str, me: usize, _n: usize) {
+    let (mut nc, mut v) = open(path, NC_WRITE);
+    for round in 0..ROUNDS {
+        let values = vec![round * 100 + me as i32; QUARTER];
+        ok(put(nc, v, &[me * QUARTER], &[QUARTER], &values), "put");
+        if round % 2 == 0 {
+            ok(nc_sync(nc), "sync");
+        } else {
+            ok(nc_close(nc), "close");
+            (nc, v) = open(path, NC_WRITE);
+        }
+    }
+    ok(nc_close(nc), "close");
+}
+
+fn quarters_check(path: &str) {
+    let (got, _) = read_all(path);
+    for (i, &x) in got.iter().enumerate() {
+        let me = (i / QUARTER) as i32;
+        assert_eq!(x, (ROUNDS - 1) * 100 + me, "element {i}: a writer's last update was lost");
+    }
+}
+
+/// Disjoint hyperslabs of one chunk written by four processes at once:
+/// every process's last values are there (the chunk's write-back merges
+/// only the elements each wrote into the chunk as stored).
+#[test]
+fn processes_writing_disjoint_parts_of_one_chunk_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shared.zarr");
+    let path = path.to_str().unwrap();
+    create(path, 4 * QUARTER, 0, &[4 * QUARTER]);
+    run_children("quarters", path, 4);
+    quarters_check(path);
+    // the lock file is no object
+    let (nc, _) = open(path, NC_NOWRITE);
+    ok(nc_close(nc), "close");
+    assert!(dir.path().join("shared.zarr/.nczarr-rs.lock").is_file());
+}
+
+/// The same on S3, when a server is there (scripts/s3-server.sh):
+/// conditional PUTs instead of the lock file.
+#[test]
+fn processes_writing_disjoint_parts_of_one_s3_chunk_lose_nothing() {
+    let Some(base) = std::env::var("NCZARR_RS_S3_TEST_URL").ok().filter(|u| !u.is_empty()) else {
+        eprintln!("writers: NCZARR_RS_S3_TEST_URL is not set; S3 not tested");
+        return;
+    };
+    let run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let url = format!("{base}/writers{run}/shared.zarr#mode=nczarr,s3");
+    create(&url, 4 * QUARTER, 0, &[4 * QUARTER]);
+    run_children("quarters", &url, 4);
+    quarters_check(&url);
+}
+
+const BLOCK: usize = 3;
+const BLOCKS: usize = 24;
+const WIDTH: usize = 4;
+
+/// Appends its blocks of records (block `b` belongs to writer `b % n`),
+/// syncing after each, so that the records of several writers share chunks.
+fn append_writer(path: &str, me: usize, n: usize) {
+    let (nc, v) = open(path, NC_WRITE);
+    for b in (me..BLOCKS).step_by(n) {
+        let values: Vec<i32> = (0..BLOCK * WIDTH).map(|i| (b * BLOCK * WIDTH + i) as i32 + 1).collect();
+        ok(put(nc, v, &[b * BLOCK, 0], &[BLOCK, WIDTH], &values), "put records");
+        ok(nc_sync(nc), "sync");
+    }
+    ok(nc_close(nc), "close");
+}
+
+/// Processes appending disjoint record ranges to one unlimited dimension:
+/// all records are kept, and the dimension ends as the largest length
+/// any of them wrote.
+#[test]
+fn processes_appending_records_keep_all_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("records.zarr");
+    let path = path.to_str().unwrap();
+    // chunks of 8 records: blocks of 3 from different writers share them
+    create(path, NC_UNLIMITED as usize, WIDTH, &[8, WIDTH]);
+    run_children("append", path, 3);
+    let (got, len) = read_all(path);
+    assert_eq!(len, BLOCK * BLOCKS, "the record dimension is the longest length written");
+    let want: Vec<i32> = (0..BLOCK * BLOCKS * WIDTH).map(|i| i as i32 + 1).collect();
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "record {} lost (element {i})", i / WIDTH);
+    }
+}
+
+/// Two handles of one process write overlapping slabs of one chunk: each
+/// element has the value of the handle that wrote it last (the later
+/// write-back), the rest of each handle's values are kept.
+#[test]
+fn overlapping_writes_last_writer_wins_per_element() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("overlap.zarr");
+    for path in [file.to_str().unwrap().to_string(), "mem://writers-overlap#mode=nczarr".to_string()] {
+        create(&path, 100, 0, &[100]);
+        let (a, va) = open(&path, NC_WRITE);
+        let (b, vb) = open(&path, NC_WRITE);
+        ok(put(a, va, &[0], &[60], &[1; 60]), "put a");
+        ok(put(b, vb, &[40], &[60], &[2; 60]), "put b");
+        ok(nc_close(a), "close a"); // written first
+        ok(nc_close(b), "close b"); // merged into a's chunk, then written
+        let (got, _) = read_all(&path);
+        assert!(got[..40].iter().all(|&x| x == 1), "{path}: a's own elements");
+        assert!(got[40..].iter().all(|&x| x == 2), "{path}: b wrote 40..100 last");
+        // and the other order
+        let (a, va) = open(&path, NC_WRITE);
+        let (b, vb) = open(&path, NC_WRITE);
+        ok(put(a, va, &[0], &[60], &[3; 60]), "put a");
+        ok(put(b, vb, &[40], &[60], &[4; 60]), "put b");
+        ok(nc_close(b), "close b");
+        ok(nc_close(a), "close a");
+        let (got, _) = read_all(&path);
+        assert!(got[..60].iter().all(|&x| x == 3), "{path}: a wrote 0..60 last");
+        assert!(got[60..].iter().all(|&x| x == 4), "{path}: b's own elements");
+    }
+}
+
+/// A zip archive is rewritten whole: a second writer whose archive was
+/// replaced under it gets an error at close, and the first writer's
+/// archive is intact.
+#[test]
+fn zip_rewritten_under_a_writer_is_an_error_not_a_loss() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = format!("file://{}#mode=nczarr,zip", dir.path().join("z.zip").display());
+    create(&path, 10, 0, &[10]);
+    let (a, va) = open(&path, NC_WRITE);
+    let (b, vb) = open(&path, NC_WRITE);
+    ok(put(a, va, &[0], &[5], &[1; 5]), "put a");
+    ok(put(b, vb, &[5], &[5], &[2; 5]), "put b");
+    ok(nc_close(a), "close a");
+    let rc = nc_close(b);
+    assert_ne!(rc, NC_NOERR, "the second writer's close must fail, not overwrite the first's archive");
+    ok(nc_abort(b), "abort b");
+    let (got, _) = read_all(&path);
+    assert_eq!(&got[..5], &[1; 5]);
+}
+
+/// `nc_close` (or `nc_abort`) of a dataset while another thread writes to
+/// it: each write either succeeds before the close (and its values are in
+/// the dataset after a close) or fails with `NC_EBADID`. Never success and
+/// lost values.
+#[test]
+fn close_racing_with_writes_keeps_data_or_reports_ebadid() {
+    let dir = tempfile::tempdir().unwrap();
+    for (round, abort) in (0..16).map(|r| (r, r % 4 == 3)) {
+        let path = dir.path().join(format!("race{round}.zarr"));
+        let path = path.to_str().unwrap().to_string();
+        // many small chunks, written one element at a time: partial
+        // chunks, held dirty in the cache until the close writes them
+        create(&path, 512, 0, &[16]);
+        let (nc, v) = open(&path, NC_WRITE);
+        let writer = std::thread::spawn(move || {
+            let mut done = 0usize;
+            loop {
+                let rc = put(nc, v, &[done], &[1], &[done as i32 + 1]);
+                if rc != NC_NOERR {
+                    return (done, rc);
+                }
+                done += 1;
+                if done == 512 {
+                    return (done, NC_NOERR);
+                }
+            }
+        });
+        std::thread::sleep(Duration::from_micros(200 * (round as u64 % 5)));
+        let rc = if abort { nc_abort(nc) } else { nc_close(nc) };
+        ok(rc, "close");
+        let (done, rc) = writer.join().unwrap();
+        assert!(rc == NC_NOERR || rc == NC_EBADID, "a write after close: {rc}");
+        if !abort {
+            let (got, _) = read_all(&path);
+            for (i, &x) in got.iter().enumerate().take(done) {
+                assert_eq!(x, i as i32 + 1, "round {round}: element {i} was written (NC_NOERR) and then lost");
+            }
+        }
+    }
+}
