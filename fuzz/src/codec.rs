@@ -182,14 +182,18 @@ pub fn run(data: &[u8]) {
         0 => {
             let plain = inp.rest();
             let Ok(enc) = chain.encode(plain) else { return };
-            let dec = chain.decode(&enc, plain.len()).unwrap_or_else(|e| panic!("{configs:?}: decode of encode: {e}"));
             if lossless {
+                let dec =
+                    chain.decode(&enc, plain.len()).unwrap_or_else(|e| panic!("{configs:?}: decode of encode: {e}"));
                 assert!(dec == plain, "{configs:?}: round trip changed the data");
                 let dec = chain
                     .decode_unsized(&enc, plain.len().max(1))
                     .unwrap_or_else(|e| panic!("{configs:?}: unsized decode of encode: {e}"));
                 assert!(dec == plain, "{configs:?}: unsized round trip changed the data");
-            } else {
+            } else if let Ok(dec) = chain.decode(&enc, plain.len()) {
+                // a lossy stage may leave the next one corrupt input (packbits
+                // of what is not booleans, astype out of range); a decoded
+                // chunk still has the chunk's size
                 assert_eq!(dec.len(), plain.len(), "{configs:?} ({dtype}): round trip changed the size");
             }
         }

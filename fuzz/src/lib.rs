@@ -16,6 +16,7 @@ pub mod seeds;
 pub mod store;
 pub mod url;
 pub mod walk;
+pub mod zarr3;
 pub mod zip;
 
 /// A target's body.
@@ -30,6 +31,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("zip", zip::run),
     ("attrs", attrs::run),
     ("store", store::run),
+    ("zarr3", zarr3::run),
 ];
 
 /// Resource limits small enough that a hostile size is refused long before

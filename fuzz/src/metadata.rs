@@ -70,8 +70,14 @@ pub fn format(modes: &str, objects: &[(&str, Vec<u8>)]) -> Vec<u8> {
 
 pub fn run(data: &[u8]) {
     super::init();
+    check_text_store(data, "fuzz-metadata", None);
+}
+
+/// The store of a text input (see the top of this file), opened with its
+/// mode words, else `default_modes`, then [`check_open_walk_rewrite`].
+pub fn check_text_store(data: &[u8], prefix: &str, default_modes: Option<&str>) {
     let (modes, objects) = parse(data);
-    let name = super::unique("fuzz-metadata");
+    let name = super::unique(prefix);
     let store = Driver::Memory.create(&name, true).expect("a memory store can be made");
     for (key, bytes) in &objects {
         let Ok(key) = std::str::from_utf8(key) else { continue };
@@ -79,7 +85,11 @@ pub fn run(data: &[u8]) {
         // the tree rule may refuse an object: the store then lacks it
         let _ = store.set(&key, bytes);
     }
-    let url = if modes.is_empty() { format!("mem://{name}") } else { format!("mem://{name}#mode={}", modes.join(",")) };
+    let url = match (modes.is_empty(), default_modes) {
+        (false, _) => format!("mem://{name}#mode={}", modes.join(",")),
+        (true, Some(m)) => format!("mem://{name}#mode={m}"),
+        (true, None) => format!("mem://{name}"),
+    };
     check_open_walk_rewrite(&url);
     let _ = store.destroy();
 }

@@ -18,6 +18,7 @@ pub fn all() -> Vec<Seed> {
     out.extend(codec());
     out.extend(url());
     out.extend(attrs());
+    out.extend(zarr3());
     for (target, sizes) in [("zip", &[16usize, 48, 96, 200][..]), ("store", &[24, 64, 160, 400, 1000][..])] {
         for (i, &n) in sizes.iter().enumerate() {
             out.push((target, format!("seed-random-{i}"), pseudo_random(n, i as u64 + 1)));
@@ -39,49 +40,78 @@ pub fn pseudo_random(n: usize, seed: u64) -> Vec<u8> {
         .collect()
 }
 
+/// A small dataset written by this library with `modes` (groups, an
+/// unlimited dimension, deflate, strings, attributes), as the `metadata`
+/// target's text.
+pub fn dataset_text(modes: &str) -> Vec<u8> {
+    let name = super::unique("seed-metadata");
+    let url = format!("mem://{name}#mode={modes}");
+    let mut ds = file::create(&url, NC_CLOBBER).expect("create");
+    let pure = modes.contains("zarr,") || modes == "zarr" || modes.contains("noxarray");
+    let t = ds.def_dim(0, "t", if pure { 2 } else { NC_UNLIMITED as u64 }).expect("dim") as i32;
+    let x = ds.def_dim(0, "x", 3).expect("dim") as i32;
+    let g = ds.def_grp(0, "g").expect("group");
+    let v = ds.def_var(0, "v", NC_INT, &[t, x]).expect("var") as i32;
+    ds.def_var_deflate(0, v, true, true, 1).expect("deflate");
+    let s = ds.def_var(g, "s", NC_STRING, &[x]).expect("var") as i32;
+    let c = ds.def_var(g, "c", if pure { NC_DOUBLE } else { NC_CHAR }, &[]).expect("var") as i32;
+    ds.put_att(0, NC_GLOBAL, "title", Values::Char(b"seed".to_vec())).expect("att");
+    ds.put_att(0, v, "scale", Values::Float(vec![0.5, f32::NAN])).expect("att");
+    ds.put_att(g, s, "n", Values::UInt64(vec![u64::MAX])).expect("att");
+    ds.enddef().expect("enddef");
+    let vals = Values::Int(vec![1, 2, 3, 4, 5, 6]).to_ne_bytes();
+    let slab = ds.slab(0, v, Some(&[0, 0]), Some(&[2, 3]), None, None, true).expect("slab");
+    ds.put_slab(0, v, &slab, MemIn::Bytes { memtype: NC_INT, buf: &vals }).expect("write");
+    let strings = vec!["a".to_string(), "".into(), "ccc".into()];
+    let slab = ds.slab(g, s, None, None, None, None, true).expect("slab");
+    ds.put_slab(g, s, &slab, MemIn::Strings(&strings)).expect("write");
+    let _ = c;
+    ds.close().expect("close");
+    let store = Driver::Memory.open(&name, false).expect("open");
+    let objects: Vec<(String, Vec<u8>)> = store
+        .list_prefix(&StoreKey::root())
+        .expect("list")
+        .into_iter()
+        .map(|k| (k.to_string(), store.get(&k).expect("get").expect("object")))
+        .collect();
+    let objects: Vec<(&str, Vec<u8>)> = objects.iter().map(|(k, b)| (k.as_str(), b.clone())).collect();
+    let text = super::metadata::format(modes, &objects);
+    drop(store);
+    let _ = Driver::Memory.open(&name, true).map(|s| s.destroy());
+    text
+}
+
+/// Zarr v3: structured inputs (some sharded), the text of stores the
+/// generator makes, and datasets this library writes with `mode=v3`.
+fn zarr3() -> Vec<Seed> {
+    let mut out = Vec::new();
+    for (i, n) in [24usize, 48, 96, 160, 240, 400, 640, 1000].into_iter().enumerate() {
+        out.push(("zarr3", format!("seed-random-{i}"), pseudo_random(n, 100 + i as u64)));
+    }
+    let mut texts = 0;
+    for seed in 200..400 {
+        if texts == 4 {
+            break;
+        }
+        if let Some(t) = super::zarr3::store_text(&pseudo_random(300, seed), true) {
+            out.push(("zarr3", format!("seed-sharded-{texts}"), t));
+            texts += 1;
+        }
+    }
+    for modes in ["nczarr,v3", "zarr,v3"] {
+        let mut t = b"#text".to_vec();
+        t.extend(dataset_text(modes));
+        out.push(("zarr3", format!("seed-written-{}", modes.replace(',', "-")), t));
+    }
+    out
+}
+
 /// Datasets written by this library in each layout, with small chunks.
 fn metadata() -> Vec<Seed> {
     let mut out = Vec::new();
     for (i, modes) in ["nczarr", "nczarr,oldkeys", "zarr", "nczarr,consolidated", "nczarr,noxarray"].iter().enumerate()
     {
-        let name = super::unique("seed-metadata");
-        let url = format!("mem://{name}#mode={modes}");
-        let mut ds = file::create(&url, NC_CLOBBER).expect("create");
-        let pure = modes.contains("zarr,") || *modes == "zarr" || modes.contains("noxarray");
-        let t = ds.def_dim(0, "t", if pure { 2 } else { NC_UNLIMITED as u64 }).expect("dim") as i32;
-        let x = ds.def_dim(0, "x", 3).expect("dim") as i32;
-        let g = ds.def_grp(0, "g").expect("group");
-        let v = ds.def_var(0, "v", NC_INT, &[t, x]).expect("var") as i32;
-        ds.def_var_deflate(0, v, true, true, 1).expect("deflate");
-        let s = ds.def_var(g, "s", NC_STRING, &[x]).expect("var") as i32;
-        let c = ds.def_var(g, "c", if pure { NC_DOUBLE } else { NC_CHAR }, &[]).expect("var") as i32;
-        ds.put_att(0, NC_GLOBAL, "title", Values::Char(b"seed".to_vec())).expect("att");
-        ds.put_att(0, v, "scale", Values::Float(vec![0.5, f32::NAN])).expect("att");
-        ds.put_att(g, s, "n", Values::UInt64(vec![u64::MAX])).expect("att");
-        ds.enddef().expect("enddef");
-        let vals = Values::Int(vec![1, 2, 3, 4, 5, 6]).to_ne_bytes();
-        let slab = ds.slab(0, v, Some(&[0, 0]), Some(&[2, 3]), None, None, true).expect("slab");
-        ds.put_slab(0, v, &slab, MemIn::Bytes { memtype: NC_INT, buf: &vals }).expect("write");
-        let strings = vec!["a".to_string(), "".into(), "ccc".into()];
-        let slab = ds.slab(g, s, None, None, None, None, true).expect("slab");
-        ds.put_slab(g, s, &slab, MemIn::Strings(&strings)).expect("write");
-        let _ = c;
-        ds.close().expect("close");
-        let store = Driver::Memory.open(&name, false).expect("open");
-        let objects: Vec<(String, Vec<u8>)> = store
-            .list_prefix(&StoreKey::root())
-            .expect("list")
-            .into_iter()
-            .map(|k| (k.to_string(), store.get(&k).expect("get").expect("object")))
-            .collect();
-        let objects: Vec<(&str, Vec<u8>)> = objects.iter().map(|(k, b)| (k.as_str(), b.clone())).collect();
-        out.push((
-            "metadata",
-            format!("seed-{i}-{}", modes.replace(',', "-")),
-            super::metadata::format(modes, &objects),
-        ));
-        drop(store);
-        let _ = Driver::Memory.open(&name, true).map(|s| s.destroy());
+        out.push(("metadata", format!("seed-{i}-{}", modes.replace(',', "-")), dataset_text(modes)));
     }
     // other writers' layouts: netCDF-C 4.9.0 (uppercase keys), NCZarr v1,
     // netCDF-C 4.10 (keys in .zattrs, dimension_references), xarray
