@@ -24,18 +24,14 @@ else
     echo "rustfmt/clippy are not installed with this toolchain: style checks skipped"
 fi
 
-echo "== cargo test"
-NCZARR_RS_FUZZ_SECONDS=${NCZARR_RS_FUZZ_SECONDS:-20} cargo test --release --locked
-
-echo "== fuzz targets: 20 s each (scripts/fuzz.sh), when nightly and cargo-fuzz are there"
-# Without them, cargo test above replayed the committed corpora through the
-# same target code (tests/fuzz_corpus.rs). NCZARR_RS_CI_FUZZ_SECONDS=0 skips.
-fuzz_seconds=${NCZARR_RS_CI_FUZZ_SECONDS:-20}
-if [ "$fuzz_seconds" != 0 ] && cargo +nightly fuzz --version >/dev/null 2>&1; then
-    bash scripts/fuzz.sh "$fuzz_seconds"
-else
-    echo "nightly/cargo-fuzz not installed (or NCZARR_RS_CI_FUZZ_SECONDS=0): corpora replayed by cargo test only"
-fi
+echo "== cargo test (with the short fuzzing: stable toolchain, seconds)"
+# Fuzzing here is short and needs no nightly: tests/fuzz_corpus.rs replays
+# every committed corpus (fuzz/seeds/<target>) through the libFuzzer targets'
+# bodies, tests/fuzz_findings.rs holds the regression tests of what fuzzing
+# found, and tests/fuzz_metadata.rs mutates metadata for
+# NCZARR_RS_FUZZ_SECONDS (5) seconds. Long runs: scripts/fuzz.sh (nightly,
+# cargo-fuzz), on demand; sanitizers: scripts/sanitize.sh, on demand.
+NCZARR_RS_FUZZ_SECONDS=${NCZARR_RS_FUZZ_SECONDS:-5} cargo test --release --locked
 
 echo "== CMake package: build and install into $stage"
 rm -rf "$stage"

@@ -253,3 +253,22 @@ fn s3_locations_with_empty_bucket_labels_are_refused() {
     }
     assert_eq!(parse_location("https://my.bucket.s3.amazonaws.com/k").unwrap().bucket, "my.bucket");
 }
+
+/// `codec` target: an empty chunk through numcodecs' LZMA in the `.lzma`
+/// format (`"format": 2`) did not decode: liblzma's decoder of that format
+/// makes no progress without room for output, and the output had none.
+#[test]
+fn lzma_alone_format_empty_chunk() {
+    for codecs in
+        [vec![json!({"id": "lzma", "format": 2})], vec![json!({"id": "lzma", "format": 2}), json!({"id": "zlib"})]]
+    {
+        let c = chain(&codecs);
+        for plain in [&b""[..], b"x", &[9u8; 300][..]] {
+            let enc = c.encode(plain).unwrap();
+            assert_eq!(c.decode(&enc, plain.len()).unwrap(), plain, "{codecs:?}");
+        }
+        // a stream longer than the chunk is still refused
+        let enc = c.encode(b"abc").unwrap();
+        assert!(c.decode(&enc, 2).is_err());
+    }
+}
