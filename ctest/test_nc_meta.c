@@ -170,8 +170,13 @@ static void test_roundtrip(void) {
     CHECK(n == NC_FORMAT_NETCDF4);
     OK(nc_inq_format_extended(nc, &n, &i));
     CHECK(n == NC_FORMATX_NCZARR && (i & NC_NETCDF4));
-    OK(nc_inq_path(nc, &len, text));
-    CHECK(len == strlen(pathcopy));
+    /* the path is longer than text[64]: its own buffer (AddressSanitizer
+       caught the overflow, scripts/sanitize.sh) */
+    {
+        char pathback[sizeof pathcopy];
+        OK(nc_inq_path(nc, &len, pathback));
+        CHECK(len == strlen(pathcopy) && strcmp(pathback, pathcopy) == 0);
+    }
 
     /* read-only: every change is NC_EPERM */
     EXPECT(nc_redef(nc), NC_EPERM);

@@ -24,8 +24,14 @@ else
     echo "rustfmt/clippy are not installed with this toolchain: style checks skipped"
 fi
 
-echo "== cargo test"
-NCZARR_RS_FUZZ_SECONDS=${NCZARR_RS_FUZZ_SECONDS:-20} cargo test --release --locked
+echo "== cargo test (with the short fuzzing: stable toolchain, seconds)"
+# Fuzzing here is short and needs no nightly: tests/fuzz_corpus.rs replays
+# every committed corpus (fuzz/seeds/<target>) through the libFuzzer targets'
+# bodies, tests/fuzz_findings.rs holds the regression tests of what fuzzing
+# found, and tests/fuzz_metadata.rs mutates metadata for
+# NCZARR_RS_FUZZ_SECONDS (5) seconds. Long runs: scripts/fuzz.sh (nightly,
+# cargo-fuzz), on demand; sanitizers: scripts/sanitize.sh, on demand.
+NCZARR_RS_FUZZ_SECONDS=${NCZARR_RS_FUZZ_SECONDS:-5} cargo test --release --locked
 
 echo "== CMake package: build and install into $stage"
 rm -rf "$stage"

@@ -59,8 +59,10 @@ impl Codec for Fletcher32 {
         Ok(out)
     }
 
+    /// The chunk without its checksum (was the whole buffer, 4 bytes more,
+    /// which refused a chunk of exactly the size limit).
     fn announced_len(&self, data: &[u8]) -> Option<usize> {
-        Some(data.len())
+        Some(data.len().saturating_sub(4))
     }
 
     fn decode(&self, data: &[u8], _decoded_len: usize) -> CodecResult<Vec<u8>> {

@@ -252,7 +252,12 @@ impl Codec for Lzma {
 
     fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
         let mut out = Vec::new();
-        out.try_reserve_exact(decoded_len).map_err(|_| CodecError::NoMemory(decoded_len))?;
+        // one byte more than the chunk: liblzma's .lzma (format 2) decoder
+        // makes no progress without room for output, so an empty chunk's
+        // stream never reached its end marker (found by fuzzing); a stream
+        // that fills the extra byte is refused below
+        let room = decoded_len.checked_add(1).ok_or(CodecError::NoMemory(decoded_len))?;
+        out.try_reserve_exact(room).map_err(|_| CodecError::NoMemory(room))?;
         let mut rest = data;
         let mut first = true;
         // concatenated streams, as Python's lzma.decompress reads them
@@ -274,7 +279,7 @@ impl Codec for Lzma {
             }
         }
         // more output than `decoded_len` does not fit; less is the caller's to judge
-        if first {
+        if first || out.len() > decoded_len {
             return Err(CodecError::Corrupt("lzma"));
         }
         Ok(out)

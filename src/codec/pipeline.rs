@@ -205,11 +205,13 @@ impl Chain {
 
     /// Decodes a chunk whose decoded size is not known (variable-length
     /// items), of at most `limit` bytes: each codec is given the size its
-    /// encoded data announces, else increasing guesses up to `limit`.
+    /// encoded data announces, else increasing guesses up to `limit` (for
+    /// an intermediate stage, [`stage_limit`] of it: a compressor under
+    /// another makes incompressible data larger, found by fuzzing).
     pub fn decode_unsized(&self, data: &[u8], limit: usize) -> CodecResult<Vec<u8>> {
         let mut cur = data.to_vec();
-        for c in self.codecs.iter().rev() {
-            cur = decode_unknown(c.as_ref(), &cur, limit)?;
+        for (i, c) in self.codecs.iter().enumerate().rev() {
+            cur = decode_unknown(c.as_ref(), &cur, if i == 0 { limit } else { stage_limit(limit) })?;
         }
         Ok(cur)
     }
@@ -240,6 +242,13 @@ impl Chain {
     }
 }
 
+/// The most an intermediate stage of a chain (the encoded form of the
+/// codecs before it) can hold for a chunk of `n` bytes: compressors expand
+/// incompressible data by far less than 1/16 plus 64 KiB.
+fn stage_limit(n: usize) -> usize {
+    n.saturating_add(n / 16).saturating_add(1 << 16)
+}
+
 /// Decodes with one codec data whose decoded size is not known, of at most
 /// `limit` bytes: the size the encoded data announces, else increasing
 /// guesses up to `limit`.
@@ -250,7 +259,9 @@ fn decode_unknown(c: &dyn Codec, data: &[u8], limit: usize) -> CodecResult<Vec<u
         }
         return c.decode(data, n);
     }
-    let mut guess = data.len().saturating_mul(4).clamp(4096, limit.max(1));
+    // (`clamp(4096, limit)` panicked for a limit under 4096: found by
+    // fuzzing)
+    let mut guess = data.len().saturating_mul(4).max(4096).min(limit.max(1));
     loop {
         match c.decode(data, guess) {
             Ok(out) => return Ok(out),

@@ -12,13 +12,21 @@ fn bad(what: impl Into<String>) -> NcError {
 }
 
 /// Marks a bare `NaN`/`Infinity`/`-Infinity` token read by [`parse`] (as a
-/// string starting with this character): a number, unlike the string
-/// `"NaN"`. [`to_text`] writes it back bare.
-const BARE: char = '\u{1}';
+/// string starting with this prefix): a number, unlike the string `"NaN"`.
+/// [`to_text`] writes it back bare. The prefix is U+0001, a tag random per
+/// process, and `:`, so no text from a store or a caller can carry it: a
+/// char or string value `"\u0001NaN"` stays text (it was written back bare,
+/// and one starting with U+0001 was written as invalid JSON, found by
+/// fuzzing).
+static BARE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    use std::hash::{BuildHasher, Hasher};
+    let tag = std::collections::hash_map::RandomState::new().build_hasher().finish();
+    format!("\u{1}{tag:016x}:")
+});
 
 /// The number token of a [`BARE`]-marked string.
 fn bare_token(s: &str) -> Option<&str> {
-    s.strip_prefix(BARE)
+    s.strip_prefix(BARE.as_str()).filter(|t| matches!(*t, "NaN" | "Infinity" | "-Infinity"))
 }
 
 /// Parses a metadata object. Bare `NaN`, `Infinity` and `-Infinity` tokens
@@ -58,7 +66,9 @@ fn quote_bare_specials(text: &str) -> String {
         } else {
             for tok in ["-Infinity", "Infinity", "NaN"] {
                 if rest.starts_with(tok) {
+                    // the marker as JSON string text
                     out.push_str("\"\\u0001");
+                    out.push_str(&BARE[1..]);
                     out.push_str(tok);
                     out.push('"');
                     rest = &rest[tok.len()..];

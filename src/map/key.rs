@@ -90,11 +90,27 @@ impl StoreKey {
         self.0.len() > other.0.len() && self.starts_with(other)
     }
 
+    /// The canonical text of each proper ancestor of the key that is not
+    /// the root (`a`, `a/b` for `a/b/c`), shortest first: slices of the key,
+    /// found in one pass over it.
+    pub fn ancestors(&self) -> impl Iterator<Item = &str> {
+        self.0.match_indices('/').map(move |(i, _)| &self.0[..i])
+    }
+
     /// True if `self` is `other` or lies below it.
     pub fn starts_with(&self, other: &StoreKey) -> bool {
         other.is_root()
             || self.0 == other.0
             || (self.0.starts_with(&other.0) && self.0.as_bytes()[other.0.len()] == b'/')
+    }
+}
+
+/// Keys compare, hash and order as their canonical text (derived over the
+/// `String`), so a map of keys can be searched by a `&str` (a key's
+/// ancestors, without parsing each: `map::memory`).
+impl std::borrow::Borrow<str> for StoreKey {
+    fn borrow(&self) -> &str {
+        &self.0
     }
 }
 

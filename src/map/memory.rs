@@ -127,21 +127,19 @@ type Objects = BTreeMap<StoreKey, Slot>;
 /// The tree rule: no object may sit on a proper prefix of `key`, and `key`
 /// may not be a proper prefix of an existing object.
 fn check_tree_rule(objects: &Objects, key: &StoreKey) -> MapResult<()> {
-    let mut prefix = String::new();
-    let segs: Vec<&str> = key.segments().collect();
-    for seg in &segs[..segs.len().saturating_sub(1)] {
-        if !prefix.is_empty() {
-            prefix.push('/');
-        }
-        prefix.push_str(seg);
-        if objects.contains_key(&StoreKey::parse(&prefix)?) {
-            return Err(MapError::KeyConflict(key.to_string()));
-        }
-    }
-    if below(objects, key).next().is_some() {
+    if tree_conflict(key, |prefix| objects.contains_key(prefix)) || below(objects, key).next().is_some() {
         return Err(MapError::KeyConflict(key.to_string()));
     }
     Ok(())
+}
+
+/// Whether an object (`is_object`) sits on a proper prefix of `key`: one
+/// lookup per ancestor, by a slice of the key, so a key of depth `d` costs
+/// `d - 1` lookups and no parsing or allocation (each ancestor was parsed
+/// and allocated before, which made a deep key's put quadratic in its
+/// length, and the map comparisons on top cubic).
+fn tree_conflict(key: &StoreKey, is_object: impl FnMut(&str) -> bool) -> bool {
+    key.ancestors().any(is_object)
 }
 
 /// The objects strictly below `prefix`, in key order.
@@ -408,5 +406,51 @@ impl Store for MemoryStore {
         drop(reg);
         self.objects.clear();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A depth-`d` key.
+    fn deep(d: usize) -> StoreKey {
+        StoreKey::parse(&vec!["s"; d].join("/")).unwrap()
+    }
+
+    #[test]
+    fn tree_rule_costs_one_lookup_per_ancestor() {
+        for d in [1, 2, 1000] {
+            let key = deep(d);
+            let mut lookups = Vec::new();
+            assert!(!tree_conflict(&key, |p| {
+                lookups.push(p.len());
+                false
+            }));
+            assert_eq!(lookups.len(), d - 1, "depth {d}");
+            // each lookup a prefix of the key, one segment longer than the last
+            assert!(lookups.iter().enumerate().all(|(i, &n)| n == 2 * i + 1));
+        }
+        // stops at the first object on the way down
+        let mut n = 0;
+        assert!(tree_conflict(&deep(1000), |p| {
+            n += 1;
+            p == "s/s/s"
+        }));
+        assert_eq!(n, 3);
+    }
+
+    #[test]
+    fn deep_keys_keep_the_tree_rule() {
+        let map = ObjectMap::default();
+        let key = deep(10_000);
+        map.set(&key, b"x".to_vec()).unwrap();
+        assert_eq!(map.size(&key), Some(1));
+        // an object above it, or below it, is refused
+        assert!(matches!(map.set(&deep(5_000), vec![]), Err(MapError::KeyConflict(_))));
+        assert!(matches!(map.set(&key.child("t").unwrap(), vec![]), Err(MapError::KeyConflict(_))));
+        // a sibling at every depth is fine
+        map.set(&StoreKey::parse(&format!("{}/u", vec!["s"; 9_999].join("/"))).unwrap(), vec![]).unwrap();
+        assert_eq!(map.list_prefix(&deep(9_999)).len(), 2);
     }
 }

@@ -45,6 +45,34 @@ fn block<F: Future>(f: F) -> F::Output {
     RUNTIME.get().block_on(f)
 }
 
+/// A listing. object_store retries a request that fails, and a GET whose
+/// body is cut, but not a listing whose body is cut (a reset connection, a
+/// short body): that is retried here, with the same budget (retries within
+/// the window) and a doubling backoff (tests/s3_faults.rs).
+fn list_retrying<T, Fut: Future<Output = object_store::Result<T>>>(
+    mut request: impl FnMut() -> Fut,
+) -> object_store::Result<T> {
+    let t = &*TIMEOUTS;
+    let start = std::time::Instant::now();
+    let mut backoff = std::time::Duration::from_millis(100);
+    let mut retries = 0;
+    loop {
+        match block(request()) {
+            Err(e) if retries < t.retries && start.elapsed() < t.retry_window && is_cut_listing(&e) => {
+                std::thread::sleep(backoff);
+                backoff *= 2;
+                retries += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// object_store's error for a listing whose body could not be read.
+fn is_cut_listing(e: &object_store::Error) -> bool {
+    matches!(e, object_store::Error::Generic { .. }) && e.to_string().contains("Error getting list response body")
+}
+
 /// How long an S3 request may take before it is an error (`NC_EIO`), read
 /// once from the environment; documented in docs/RELIABILITY.md.
 struct Timeouts {
@@ -88,6 +116,11 @@ pub struct S3Location {
 
 fn bad(location: &str) -> MapError {
     MapError::InvalidLocation(location.to_string())
+}
+
+/// A virtual-host bucket name's labels: at least one, none empty.
+fn valid_labels(labels: &[&str]) -> bool {
+    !labels.is_empty() && labels.iter().all(|l| !l.is_empty())
 }
 
 /// Parses any of the accepted location forms.
@@ -136,8 +169,9 @@ pub fn parse_location(location: &str) -> MapResult<S3Location> {
                     let (b, k) = split_path(path)?;
                     (None, b, k)
                 }
-                [b @ .., "s3"] if !b.is_empty() => (None, b.join("."), path.to_string()),
-                [b @ .., "s3", r] if !b.is_empty() => {
+                // a bucket's DNS labels are never empty (`.s3`, `a..s3`)
+                [b @ .., "s3"] if valid_labels(b) => (None, b.join("."), path.to_string()),
+                [b @ .., "s3", r] if valid_labels(b) => {
                     url_region = Some(r.to_string());
                     (None, b.join("."), path.to_string())
                 }
@@ -286,7 +320,7 @@ impl S3Store {
         let p = self.path(prefix);
         let root_len = if self.root.is_empty() { 0 } else { self.root.len() + 1 };
         let metas: Vec<object_store::ObjectMeta> =
-            block(self.store.list(if p.as_ref().is_empty() { None } else { Some(&p) }).try_collect())
+            list_retrying(|| self.store.list(if p.as_ref().is_empty() { None } else { Some(&p) }).try_collect())
                 .map_err(os_err)?;
         let mut keys = Vec::new();
         for m in metas {
@@ -320,7 +354,7 @@ impl S3Store {
     pub fn open(location: &str, writable: bool) -> MapResult<Self> {
         let s = S3Store::connect(location, writable)?;
         let root = if s.root.is_empty() { None } else { Some(OsPath::from(s.root.as_str())) };
-        let any = block(async { s.store.list(root.as_ref()).next().await.transpose() }).map_err(os_err)?;
+        let any = list_retrying(|| async { s.store.list(root.as_ref()).next().await.transpose() }).map_err(os_err)?;
         if any.is_none() {
             return Err(MapError::RootNotFound(location.to_string()));
         }
@@ -447,7 +481,8 @@ impl S3Store {
         }
         if !self.known().objects.contains(key) {
             let path = self.path(key);
-            let child = block(async { self.store.list(Some(&path)).next().await.transpose() }).map_err(os_err)?;
+            let child =
+                list_retrying(|| async { self.store.list(Some(&path)).next().await.transpose() }).map_err(os_err)?;
             if child.is_some_and(|m| m.location != path) {
                 return Err(MapError::KeyConflict(key.to_string()));
             }
@@ -576,8 +611,9 @@ impl ListableStore for S3Store {
             return Ok(Some(Vec::new()));
         }
         let p = self.path(prefix);
-        let listing = block(self.store.list_with_delimiter(if p.as_ref().is_empty() { None } else { Some(&p) }))
-            .map_err(os_err)?;
+        let listing =
+            list_retrying(|| self.store.list_with_delimiter(if p.as_ref().is_empty() { None } else { Some(&p) }))
+                .map_err(os_err)?;
         let base = p.as_ref().len() + usize::from(!p.as_ref().is_empty());
         let mut names = BTreeSet::new();
         for cp in &listing.common_prefixes {

@@ -336,18 +336,27 @@ impl ZipStore {
         let root = self.root.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let (tmp, file) = create_temp(dir, &temp_stem(&self.path)).map_err(|e| io_err(dir, e))?;
         let zerr = |e: zip::result::ZipError| MapError::Corrupt(format!("{}: {e}", tmp.display()));
-        let written = (|| -> MapResult<fs::File> {
-            let mut zw = zip::ZipWriter::new(std::io::BufWriter::new(file));
-            let options = zip::write::SimpleFileOptions::default()
-                .compression_method(zip::CompressionMethod::Stored)
-                .large_file(false);
-            // Entries that are not objects first: a netCDF-C archive's root
-            // directory entry must stay the first entry.
-            for (src, index) in &foreign {
+        // A netCDF-C archive's root directory entry stays the first entry;
+        // the other entries that are not objects go after the objects, so
+        // that one the tree rule refused (`v/x` beside an object `v`) cannot
+        // take the object's place when the archive is read again (it did:
+        // found by fuzzing).
+        let lead = usize::from(!root.is_empty() && foreign.first().is_some_and(|(_, i)| *i == 0));
+        let copy_foreign = |zw: &mut zip::ZipWriter<_>, entries: &[(Arc<ArchiveSource>, usize)]| -> MapResult<()> {
+            for (src, index) in entries {
                 let mut archive = src.archive.clone();
                 let entry = archive.by_index_raw(*index).map_err(|e| corrupt(&src.path, e))?;
                 zw.raw_copy_file(entry).map_err(zerr)?;
             }
+            Ok(())
+        };
+        let written = (|| -> MapResult<(fs::File, usize)> {
+            let mut zw = zip::ZipWriter::new(std::io::BufWriter::new(file));
+            let options = zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Stored)
+                .large_file(false);
+            copy_foreign(&mut zw, &foreign[..lead])?;
+            let mut objects = 0;
             for (key, obj) in &snapshot {
                 let name = format!("{root}{}", key.as_str());
                 match obj {
@@ -364,14 +373,16 @@ impl ZipStore {
                         zw.raw_copy_file_rename(entry, name.as_str()).map_err(zerr)?;
                     }
                 }
+                objects += 1;
             }
+            copy_foreign(&mut zw, &foreign[lead..])?;
             let w = zw.finish().map_err(zerr)?;
-            w.into_inner().map_err(|e| io_err(&tmp, e.into_error()))
+            Ok((w.into_inner().map_err(|e| io_err(&tmp, e.into_error()))?, objects))
         })();
         // the new archive, read back through a descriptor of its own (the
         // path may be replaced by another writer once our lock is gone)
-        let reread = written.and_then(|f| Ok((fs::File::open(&tmp).map_err(|e| io_err(&tmp, e))?, f)));
-        let (reread, file) = match reread {
+        let reread = written.and_then(|(f, n)| Ok((fs::File::open(&tmp).map_err(|e| io_err(&tmp, e))?, f, n)));
+        let (reread, file, objects) = match reread {
             Ok(f) => f,
             Err(e) => {
                 let _ = fs::remove_file(&tmp);
@@ -387,11 +398,12 @@ impl ZipStore {
         *self.seen.lock().unwrap_or_else(|p| p.into_inner()) = Some(id);
         let mut by_name = std::collections::HashMap::new();
         let mut new_foreign = Vec::new();
-        // The foreign entries were written first, then one per object.
+        // The root directory entry (if any), one entry per object, then the
+        // other foreign entries.
         for i in 0..src.archive.len() {
             let entry = src.archive.by_index_data(i).map_err(|e| corrupt(&self.path, e))?;
             match entry.name() {
-                Ok(n) if i >= foreign.len() => {
+                Ok(n) if (lead..lead + objects).contains(&i) => {
                     let key = n.strip_prefix(root.as_str()).unwrap_or(&n).to_string();
                     by_name.insert(key, Obj::Entry { src: src.clone(), index: i, size: entry.size() });
                 }

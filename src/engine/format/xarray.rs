@@ -50,7 +50,11 @@ pub fn dims_from_names(
             let mut ids = Vec::new();
             for (i, name) in n.iter().enumerate() {
                 check_name(name).map_err(|_| bad(format!("bad dimension name {name:?}")))?;
-                ids.push(named_dim(ds, gid, name, shape[i], gid)?);
+                // the name an anonymous dimension was written back with
+                // lives in the root, as the anonymous dimension did (else a
+                // rewrite moved it: found by fuzzing)
+                let home = if *name == anonymous_name(shape[i]) { 0 } else { gid };
+                ids.push(named_dim(ds, gid, name, shape[i], home)?);
             }
             Ok(ids)
         }
@@ -85,5 +89,10 @@ fn named_dim(ds: &mut Dataset, gid: usize, name: &str, len: u64, create_in: usiz
 /// `_Anonymous_Dim_<len>`, as netCDF-C 4.9.3+ does (for a variable in any
 /// group: the harness's zarr-python dataset checks it).
 fn anonymous_dims(ds: &mut Dataset, shape: &[u64]) -> NcResult<Vec<usize>> {
-    shape.iter().map(|&len| named_dim(ds, 0, &format!("_Anonymous_Dim_{len}"), len, 0)).collect()
+    shape.iter().map(|&len| named_dim(ds, 0, &anonymous_name(len), len, 0)).collect()
+}
+
+/// netCDF-C's name for an anonymous dimension of length `len`.
+pub fn anonymous_name(len: u64) -> String {
+    format!("_Anonymous_Dim_{len}")
 }

@@ -435,9 +435,16 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
             DType { nctype, endian: NC_ENDIAN_NATIVE, strlen: None, json: false, ucs4: false }
         }
         Some(d) => match d.as_str().map(|s| parse_dtype(s, r.pure_zarr)) {
-            // numpy booleans (read as NC_UBYTE) and UCS-4 strings are
-            // written back as they were
-            Some(Ok(t)) if dtype_s == "|b1" || t.ucs4 => {
+            // numpy booleans (read as NC_UBYTE), UCS-4 strings and, in
+            // pure Zarr, char spelt otherwise than this library writes it
+            // (netCDF-C 4.9.0's `<U1`, since `|S1` would read back as a
+            // string: a rewrite changed the variable's type, found by
+            // fuzzing) are written back as they were
+            Some(Ok(t))
+                if dtype_s == "|b1"
+                    || t.ucs4
+                    || (r.pure_zarr && t.nctype == NC_CHAR && dtype_s != format_dtype(NC_CHAR, t.endian, 1, true)) =>
+            {
                 stored_dtype = Some(dtype_s.to_string());
                 t
             }

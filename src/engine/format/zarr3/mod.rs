@@ -490,7 +490,7 @@ fn read_array(ds: &mut Dataset, gid: usize, name: &str, meta: &Map<String, Value
                         .enumerate()
                         .map(|(i, x)| match x {
                             Value::String(s) => Ok(s.clone()),
-                            Value::Null => Ok(format!("_Anonymous_Dim_{}", shape.get(i).copied().unwrap_or(0))),
+                            Value::Null => Ok(xarray::anonymous_name(shape.get(i).copied().unwrap_or(0))),
                             _ => Err(bad(format!("{vkey}: dimension_names holds a non-string"))),
                         })
                         .collect::<NcResult<Vec<String>>>()?,
