@@ -233,7 +233,7 @@ fn object_codec(inp: &mut Input) {
     while !inp.is_empty() && items.len() < 1000 {
         items.push(inp.bytes(64));
     }
-    let enc = vlen::encode(items.iter().copied()).expect("items this small encode");
+    let enc = vlen::encode(items.iter().copied(), usize::MAX).expect("items this small encode");
     let ranges = vlen::decode(&enc, items.len()).expect("an encoded buffer decodes");
     let back: Vec<&[u8]> = ranges.into_iter().map(|r| &enc[r]).collect();
     assert_eq!(back, items, "vlen round trip changed the items");
