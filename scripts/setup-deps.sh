@@ -49,14 +49,17 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import netCDF4, zarr,
 fi
 # cf-python 3.16 (cfdm 1.11) writes CFA-0.6.2 aggregations and 3.13
 # CFA-0.4, which later releases do not: venvs of their own for
-# tests/interop/aggregation.py
+# tests/interop/aggregation.py. netCDF4 < 1.7 there: 1.7's wheels bundle
+# an HDF5 that clashes with h5py's in one process (cf-python 3.16 writing
+# an aggregation segfaults, without our library anywhere); 1.6 needs
+# numpy 1.
 for old_cf in "cfa06 3.16" "cfa04 3.13"; do
   set -- $old_cf
   v=$repo_root/target/venv-$1
-  if [ ! -x "$v/bin/python" ] || ! "$v/bin/python" -c 'import cf' >/dev/null 2>&1; then
+  if [ ! -x "$v/bin/python" ] || ! "$v/bin/python" -c 'import cf, netCDF4; assert netCDF4.__version__ < "1.7"' >/dev/null 2>&1; then
     echo "setup-deps: creating $v (cf-python $2)"
     python3 -m venv "$v"
-    "$v/bin/pip" install -q --no-cache-dir --disable-pip-version-check "cf-python==$2.*" ||
+    "$v/bin/pip" install -q --no-cache-dir --disable-pip-version-check "cf-python==$2.*" "netCDF4<1.7" "numpy<2" ||
       echo "setup-deps: cf-python $2 could not be installed: the interop harness skips its form (and says so)" >&2
   fi
 done
