@@ -121,6 +121,31 @@ pub fn check_open_walk_rewrite(url: &str) {
         walk(&again);
         return;
     }
-    let after = walk(&again);
+    let (mut before, mut after) = (before, walk(&again));
+    anonymous_dims_anywhere(&mut before);
+    anonymous_dims_anywhere(&mut after);
     assert_eq!(before, after, "{url}: the rewrite at close changed the dataset");
+}
+
+/// Takes netCDF-C's anonymous dimensions out of their groups into one list
+/// of the root: a subgroup variable's anonymous dimension is declared in
+/// the root when the store names none, and, written back with its name
+/// `_Anonymous_Dim_<n>`, in the subgroup (as netCDF-C reads such a name).
+/// Same name and length, so no loss; the group that declares it may move.
+fn anonymous_dims_anywhere(o: &mut super::walk::Outline) {
+    let mut anon = Vec::new();
+    for g in &mut o.groups {
+        g.dims.retain(|d| {
+            let keep = !d.0.starts_with("_Anonymous_Dim_");
+            if !keep {
+                anon.push(d.clone());
+            }
+            keep
+        });
+    }
+    anon.sort();
+    anon.dedup();
+    if let Some(root) = o.groups.first_mut() {
+        root.dims.extend(anon);
+    }
 }

@@ -50,11 +50,12 @@ pub fn dims_from_names(
             let mut ids = Vec::new();
             for (i, name) in n.iter().enumerate() {
                 check_name(name).map_err(|_| bad(format!("bad dimension name {name:?}")))?;
-                // the name an anonymous dimension was written back with
-                // lives in the root, as the anonymous dimension did (else a
-                // rewrite moved it: found by fuzzing)
-                let home = if *name == anonymous_name(shape[i]) { 0 } else { gid };
-                ids.push(named_dim(ds, gid, name, shape[i], home)?);
+                // a new name is declared in the variable's group, as
+                // netCDF-C does, anonymous names (`_Anonymous_Dim_<n>`, as
+                // a rewrite names an anonymous dimension) included: read
+                // again, such a dimension of a subgroup's variable is the
+                // subgroup's (netCDF-C's ref_newformatpure)
+                ids.push(named_dim(ds, gid, name, shape[i], gid)?);
             }
             Ok(ids)
         }
