@@ -53,14 +53,16 @@ fi
 # an HDF5 that clashes with h5py's in one process (cf-python 3.16 writing
 # an aggregation segfaults, without our library anywhere); 1.6 needs
 # numpy 1.
+# (read, not `set --`: this file is sourced, and the caller's "$@" must
+# survive it)
 for old_cf in "cfa06 3.16" "cfa04 3.13"; do
-  set -- $old_cf
-  v=$repo_root/target/venv-$1
+  read -r cf_name cf_version <<<"$old_cf"
+  v=$repo_root/target/venv-$cf_name
   if [ ! -x "$v/bin/python" ] || ! "$v/bin/python" -c 'import cf, netCDF4; assert netCDF4.__version__ < "1.7"' >/dev/null 2>&1; then
-    echo "setup-deps: creating $v (cf-python $2)"
+    echo "setup-deps: creating $v (cf-python $cf_version)"
     python3 -m venv "$v"
-    "$v/bin/pip" install -q --no-cache-dir --disable-pip-version-check "cf-python==$2.*" "netCDF4<1.7" "numpy<2" ||
-      echo "setup-deps: cf-python $2 could not be installed: the interop harness skips its form (and says so)" >&2
+    "$v/bin/pip" install -q --no-cache-dir --disable-pip-version-check "cf-python==$cf_version.*" "netCDF4<1.7" "numpy<2" ||
+      echo "setup-deps: cf-python $cf_version could not be installed: the interop harness skips its form (and says so)" >&2
   fi
 done
 export NCZARR_RS_PYTHON=$venv/bin/python
