@@ -180,7 +180,7 @@ fn cache_stays_within_its_bound_and_loses_nothing() {
     // single-element writes everywhere: every one is a partial chunk write
     for i in (0..1000u64).rev() {
         put(&mut ds, 0, v, &[i], &[1], &Values::Double(vec![i as f64 * 0.5])).unwrap();
-        assert!(ds.groups[0].vars[v as usize].cache.bytes() <= bound);
+        assert!(ds.groups()[0].vars[v as usize].cache.bytes() <= bound);
     }
     ds.close().unwrap();
     let ds = file::open("mem://data/cache", NC_NOWRITE).unwrap();
@@ -216,10 +216,10 @@ fn unlimited_dimension_grows() {
     for i in 0..5u64 {
         put(&mut ds, 0, v, &[i * 2], &[1], &Values::Int(vec![i as i32])).unwrap();
     }
-    assert_eq!(ds.dims[t as usize].len, 9);
+    assert_eq!(ds.dims()[t as usize].len, 9);
     ds.close().unwrap();
     let ds = file::open("mem://data/unlim", NC_NOWRITE).unwrap();
-    assert!(ds.dims[0].unlimited && ds.dims[0].len == 9);
+    assert!(ds.dims()[0].unlimited && ds.dims()[0].len == 9);
     let (vals, _) = get(&ds, 0, v, &[0], &[9], NC_INT);
     assert_eq!(vals, Values::Int(vec![0, NC_FILL_INT, 1, NC_FILL_INT, 2, NC_FILL_INT, 3, NC_FILL_INT, 4]));
     assert_eq!(ds.slab(0, v, Some(&[9]), Some(&[1]), None, None, false).unwrap_err().code(), NC_EINVALCOORDS);

@@ -175,7 +175,7 @@ fn anonymous_dimensions_keep_name_length_and_values_across_a_rewrite() {
     );
     let url = format!("mem://{name}#mode=zarr");
     let outline = |ds: &nczarr_rs::engine::model::Dataset| -> Vec<(String, u64, usize)> {
-        ds.dims.iter().map(|d| (d.name.clone(), d.len, d.group)).collect()
+        ds.dims().iter().map(|d| (d.name.clone(), d.len, d.group)).collect()
     };
     let mut ds = file::open(&url, NC_WRITE).unwrap();
     assert_eq!(outline(&ds), [("_Anonymous_Dim_3".to_string(), 3, 0)]);

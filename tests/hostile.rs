@@ -544,7 +544,7 @@ fn three_thousand_nested_groups_on_a_small_stack() {
     let url = nested("deep", 3000);
     let groups = std::thread::Builder::new()
         .stack_size(2 << 20)
-        .spawn(move || file::open(&url, NC_NOWRITE).map(|ds| ds.groups.len()))
+        .spawn(move || file::open(&url, NC_NOWRITE).map(|ds| ds.groups().len()))
         .unwrap()
         .join()
         .expect("the open overflowed its stack");

@@ -30,8 +30,8 @@ fn open_err(url: &str) -> i32 {
 }
 
 fn dim_names(ds: &Dataset, gid: usize, var: &str) -> Vec<String> {
-    let v = &ds.groups[gid].vars[ds.find_var(gid, var).unwrap()];
-    v.dimids.iter().map(|&d| ds.dims[d].name.clone()).collect()
+    let v = &ds.groups()[gid].vars[ds.find_var(gid, var).unwrap()];
+    v.dimids.iter().map(|&d| ds.dims()[d].name.clone()).collect()
 }
 
 #[test]
@@ -54,13 +54,13 @@ fn nczarr_v1() {
         ],
     );
     let ds = file::open(&url, NC_WRITE).unwrap();
-    assert_eq!(ds.layout, Layout::V1);
-    assert!(!ds.writable, "v1 is read-only");
+    assert_eq!(ds.layout(), Layout::V1);
+    assert!(!ds.is_writable(), "v1 is read-only");
     assert_eq!(dim_names(&ds, 0, "var"), ["dim0", "dim1"]);
-    assert!(ds.groups[0].vars[0].no_fill);
+    assert!(ds.groups()[0].vars[0].no_fill);
     assert_eq!(ds.get_att(0, NC_GLOBAL, "n").unwrap(), Values::Short(vec![5]));
     assert_eq!(ds.get_att(0, NC_GLOBAL, "title").unwrap(), Values::Char(b"old".to_vec()));
-    assert_eq!(ds.groups.len(), 2);
+    assert_eq!(ds.groups().len(), 2);
 }
 
 #[test]
@@ -94,14 +94,14 @@ fn netcdf_c_490_uppercase_u1_and_bare_nan() {
         ],
     );
     let ds = open(&url);
-    assert_eq!(ds.layout, Layout::V2Upper);
-    let c = &ds.groups[0].vars[0];
+    assert_eq!(ds.layout(), Layout::V2Upper);
+    let c = &ds.groups()[0].vars[0];
     assert_eq!(c.nctype, NC_CHAR);
     let (_, fill) = ds.inq_var_fill(0, 1).unwrap();
     assert!(matches!(fill, Values::Double(ref v) if v[0].is_nan()));
-    assert!(ds.groups[0].vars[2].is_scalar());
-    assert_eq!(ds.provenance.as_deref(), Some("version=2,netcdf=4.9.0,nczarr=2.0.0"));
-    assert_eq!(ds.groups[0].atts.len(), 1, "_NCProperties is hidden");
+    assert!(ds.groups()[0].vars[2].is_scalar());
+    assert_eq!(ds.provenance(), Some("version=2,netcdf=4.9.0,nczarr=2.0.0"));
+    assert_eq!(ds.groups()[0].atts.len(), 1, "_NCProperties is hidden");
 }
 
 #[test]
@@ -133,13 +133,13 @@ fn netcdf_c_410_attributes_layout_with_unlimited_and_scalar() {
         ],
     );
     let ds = open(&url);
-    assert_eq!(ds.layout, Layout::V2InAttrs);
-    assert!(ds.dims[0].unlimited && ds.dims[0].len == 3);
+    assert_eq!(ds.layout(), Layout::V2InAttrs);
+    assert!(ds.dims()[0].unlimited && ds.dims()[0].len == 3);
     assert_eq!(ds.get_att(0, NC_GLOBAL, "n").unwrap(), Values::Int64(vec![1]));
-    assert_eq!(ds.groups[0].atts.len(), 1, "NCZarr keys are hidden");
-    assert!(ds.groups[0].vars[1].is_scalar());
-    assert_eq!(ds.groups[0].vars[0].codecs.len(), 1);
-    assert!(ds.groups[0].vars[0].atts.is_empty());
+    assert_eq!(ds.groups()[0].atts.len(), 1, "NCZarr keys are hidden");
+    assert!(ds.groups()[0].vars[1].is_scalar());
+    assert_eq!(ds.groups()[0].vars[0].codecs.len(), 1);
+    assert!(ds.groups()[0].vars[0].atts.is_empty());
 }
 
 #[test]
@@ -179,19 +179,19 @@ fn pure_zarr_inference() {
         ],
     );
     let ds = open(&url);
-    assert_eq!(ds.layout, Layout::PureZarr);
+    assert_eq!(ds.layout(), Layout::PureZarr);
     assert_eq!(dim_names(&ds, 0, "a"), ["_Anonymous_Dim_10", "_Anonymous_Dim_20"]);
     assert_eq!(dim_names(&ds, 0, "b"), ["_Anonymous_Dim_20"], "same length, same dimension");
     assert_eq!(dim_names(&ds, 0, "named"), ["lat"]);
-    let a = &ds.groups[0].vars[ds.find_var(0, "a").unwrap()];
+    let a = &ds.groups()[0].vars[ds.find_var(0, "a").unwrap()];
     assert!(a.order_f && a.chunk_keys.separator() == '/' && a.chunks == [5, 50]);
-    assert_eq!(ds.groups[0].vars[ds.find_var(0, "b").unwrap()].nctype, NC_UBYTE);
-    assert!(ds.groups[0].vars[ds.find_var(0, "zero_d").unwrap()].is_scalar());
+    assert_eq!(ds.groups()[0].vars[ds.find_var(0, "b").unwrap()].nctype, NC_UBYTE);
+    assert!(ds.groups()[0].vars[ds.find_var(0, "zero_d").unwrap()].is_scalar());
     assert!(ds.find_var(0, "not_zarr").is_none());
     // the subgroup's "lat" reuses the root's (same length)
     assert_eq!(dim_names(&ds, 1, "w"), ["lat"]);
-    assert_eq!(ds.groups[1].dims.len(), 0);
-    let w = &ds.groups[1].vars[0];
+    assert_eq!(ds.groups()[1].dims.len(), 0);
+    let w = &ds.groups()[1].vars[0];
     assert!(w.nctype == NC_STRING && w.ucs4);
     assert_eq!(ds.get_att(0, NC_GLOBAL, "flag").unwrap(), Values::UByte(vec![1]));
     assert_eq!(ds.get_att(0, NC_GLOBAL, "list").unwrap(), Values::Double(vec![1.0, 2.5]));
@@ -213,7 +213,7 @@ fn consolidated_metadata_alone_is_enough() {
         )],
     );
     let ds = open(&url);
-    assert!(ds.consolidated);
+    assert!(ds.is_consolidated());
     assert_eq!(dim_names(&ds, 0, "t"), ["time"]);
     assert_eq!(ds.get_att(0, NC_GLOBAL, "title").unwrap(), Values::Char(b"c".to_vec()));
 }
@@ -437,15 +437,15 @@ fn our_layout_roundtrips_through_the_engine() {
         ds.enddef().unwrap();
         ds.close().unwrap();
         let ds = open(url);
-        assert_eq!(ds.layout, layout, "{url}");
+        assert_eq!(ds.layout(), layout, "{url}");
         assert_eq!(ds.get_att(1, 0, "scale").unwrap(), Values::Float(vec![0.1]));
         assert_eq!(ds.get_att(0, NC_GLOBAL, "s").unwrap(), Values::String(vec!["a".into()]));
         assert_eq!(ds.inq_var_fill(1, 0).unwrap().1, Values::Double(vec![f64::NEG_INFINITY]));
         assert_eq!(dim_names(&ds, 1, "v"), ["x"]);
         assert_eq!(dim_names(&ds, 0, "rec"), ["t", "x"]);
-        assert!(ds.dims[ds.find_dim(0, "t").unwrap()].unlimited, "{url}");
-        assert!(ds.groups[0].vars[ds.find_var(0, "sc").unwrap()].is_scalar());
-        assert_eq!(ds.groups[0].atts.len(), 1, "{url}: the NCZarr keys are not attributes");
+        assert!(ds.dims()[ds.find_dim(0, "t").unwrap()].unlimited, "{url}");
+        assert!(ds.groups()[0].vars[ds.find_var(0, "sc").unwrap()].is_scalar());
+        assert_eq!(ds.groups()[0].atts.len(), 1, "{url}: the NCZarr keys are not attributes");
     }
 }
 

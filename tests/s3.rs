@@ -144,7 +144,7 @@ fn many_variables_open_and_consolidate_on_s3() {
     ds.close().unwrap();
     for url in [u.clone(), u.replace(",consolidated", "")] {
         let ds = file::open(&url, NC_NOWRITE).unwrap();
-        assert_eq!(ds.groups[0].vars.len(), 120, "{url}");
+        assert_eq!(ds.groups()[0].vars.len(), 120, "{url}");
         assert_eq!(ds.get_att(0, 77, "index").unwrap(), Values::Int(vec![77]));
     }
 }

@@ -107,7 +107,7 @@ pub fn check_open_walk_rewrite(url: &str) {
     // the root has no `.zgroup`); once the rewrite adds one, the objects
     // themselves are read, garbage included: the dataset may then differ,
     // or be refused with an error. Not compared.
-    let consolidated = ds.consolidated;
+    let consolidated = ds.is_consolidated();
     if ds.close().is_err() {
         return;
     }

@@ -324,11 +324,11 @@ fn write(inp: &mut Input, ds: &mut Dataset, m: &mut Model) {
 fn verify(ds: &Dataset, m: &Model, pure_zarr: bool, url: &str) {
     let ctx = |what: String| format!("{url}: {what}");
     for path in &m.groups {
-        let found = (0..ds.groups.len()).find(|&g| ds.group_path(g) == *path);
+        let found = (0..ds.groups().len()).find(|&g| ds.group_path(g) == *path);
         assert!(found.is_some(), "{}", ctx(format!("group {path} missing")));
     }
     for v in &m.vars {
-        let gid = (0..ds.groups.len()).find(|&g| ds.group_path(g) == m.groups[v.gid]).expect("checked above");
+        let gid = (0..ds.groups().len()).find(|&g| ds.group_path(g) == m.groups[v.gid]).expect("checked above");
         let varid = ds
             .find_var(gid, &v.name)
             .unwrap_or_else(|| panic!("{}", ctx(format!("variable {} missing", v.name)))) as i32;
@@ -337,11 +337,11 @@ fn verify(ds: &Dataset, m: &Model, pure_zarr: bool, url: &str) {
         assert_eq!(ds.var_shape(got), shape, "{}", ctx(format!("shape of {}", v.name)));
         assert_eq!(got.nctype, v.nctype, "{}", ctx(format!("type of {}", v.name)));
         if !pure_zarr {
-            let dims: Vec<&str> = got.dimids.iter().map(|&d| ds.dims[d].name.as_str()).collect();
+            let dims: Vec<&str> = got.dimids.iter().map(|&d| ds.dims()[d].name.as_str()).collect();
             let want: Vec<&str> = v.dims.iter().map(|&d| m.dims[d].0.as_str()).collect();
             assert_eq!(dims, want, "{}", ctx(format!("dimensions of {}", v.name)));
             for (&d, &w) in got.dimids.iter().zip(&v.dims) {
-                assert_eq!(ds.dims[d].unlimited, m.dims[w].3, "{}", ctx(format!("unlimited of {}", m.dims[w].0)));
+                assert_eq!(ds.dims()[d].unlimited, m.dims[w].3, "{}", ctx(format!("unlimited of {}", m.dims[w].0)));
             }
         }
         let read = ds.read_all(gid, varid).unwrap_or_else(|e| panic!("{}", ctx(format!("read {}: {e}", v.name))));
@@ -369,7 +369,7 @@ fn verify(ds: &Dataset, m: &Model, pure_zarr: bool, url: &str) {
         }
     }
     for ((gpos, varid), list) in &m.atts {
-        let gid = (0..ds.groups.len()).find(|&g| ds.group_path(g) == m.groups[*gpos]).expect("checked above");
+        let gid = (0..ds.groups().len()).find(|&g| ds.group_path(g) == m.groups[*gpos]).expect("checked above");
         let varid = if *varid == NC_GLOBAL {
             NC_GLOBAL
         } else {

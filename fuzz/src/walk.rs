@@ -32,8 +32,8 @@ const MAX_READ: u64 = 1 << 16;
 
 pub fn walk(ds: &Dataset) -> Outline {
     let mut groups = Vec::new();
-    for gid in 0..ds.groups.len() {
-        let g = &ds.groups[gid];
+    for gid in 0..ds.groups().len() {
+        let g = &ds.groups()[gid];
         let path = ds.group_path(gid);
         let dims = g
             .dims

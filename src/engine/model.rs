@@ -134,38 +134,38 @@ pub struct Group {
 
 /// One open dataset.
 pub struct Dataset {
-    pub store: Arc<dyn Store>,
+    pub(in crate::engine) store: Arc<dyn Store>,
     /// The path as the user gave it (`nc_inq_path`).
-    pub path: String,
+    pub(in crate::engine) path: String,
     /// The mode flags of `nc_create`/`nc_open` (`nc_inq_format_extended`).
-    pub mode: i32,
-    pub pure_zarr: bool,
-    pub xarray: bool,
-    pub writable: bool,
-    pub classic_model: bool,
-    pub define_mode: bool,
+    pub(in crate::engine) mode: i32,
+    pub(in crate::engine) pure_zarr: bool,
+    pub(in crate::engine) xarray: bool,
+    pub(in crate::engine) writable: bool,
+    pub(in crate::engine) classic_model: bool,
+    pub(in crate::engine) define_mode: bool,
     /// Created by this handle and not yet through `nc_enddef` (abort deletes it).
-    pub fresh: bool,
+    pub(in crate::engine) fresh: bool,
     /// `nc_set_fill(NC_NOFILL)` is in force for variables defined later.
-    pub default_nofill: bool,
-    pub groups: Vec<Group>,
-    pub dims: Vec<Dim>,
+    pub(in crate::engine) default_nofill: bool,
+    pub(in crate::engine) groups: Vec<Group>,
+    pub(in crate::engine) dims: Vec<Dim>,
     /// `_NCProperties` (provenance).
-    pub provenance: Option<String>,
+    pub(in crate::engine) provenance: Option<String>,
     /// Where the NCZarr keys live (within the format).
-    pub layout: Layout,
+    pub(in crate::engine) layout: Layout,
     /// The on-disk format: reads and writes the metadata.
-    pub format: &'static dyn super::format::Format,
+    pub(in crate::engine) format: &'static dyn super::format::Format,
     /// The store holds a consolidated `.zmetadata` to keep up to date.
-    pub consolidated: bool,
+    pub(in crate::engine) consolidated: bool,
     /// Metadata objects as last written or read, so unchanged ones are not rewritten.
-    pub written: HashMap<StoreKey, Vec<u8>>,
+    pub(in crate::engine) written: HashMap<StoreKey, Vec<u8>>,
     /// Closed or aborted: every use is `NC_EBADID` (a call that waited for
     /// the dataset while another thread closed it must not succeed).
-    pub closed: bool,
+    pub(in crate::engine) closed: bool,
     /// Store content skipped while opening (a malformed `.zmetadata`): what
     /// and why, for the caller to report.
-    pub notes: Vec<String>,
+    pub(in crate::engine) notes: Vec<String>,
 }
 
 /// The provenance string this library writes.
@@ -208,6 +208,76 @@ impl Dataset {
             closed: false,
             notes: Vec::new(),
         }
+    }
+
+    // ---- what the API layer may ask ------------------------------------------
+
+    /// The path as the user gave it (`nc_inq_path`).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Names the dataset as the user knows it (an in-memory image's name).
+    pub fn set_path(&mut self, path: &str) {
+        self.path = path.to_string();
+    }
+
+    /// The mode flags of `nc_create`/`nc_open`.
+    pub fn mode(&self) -> i32 {
+        self.mode
+    }
+
+    /// What was skipped of the store while opening, for the caller to
+    /// report; emptied by the call.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
+    /// Every group, the root first (index = the group's id).
+    pub fn groups(&self) -> &[Group] {
+        &self.groups
+    }
+
+    /// Every dimension (index = the dimension's id).
+    pub fn dims(&self) -> &[Dim] {
+        &self.dims
+    }
+
+    /// Where the NCZarr keys live.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// `_NCProperties`, when the dataset has one.
+    pub fn provenance(&self) -> Option<&str> {
+        self.provenance.as_deref()
+    }
+
+    /// Opened or created for writing.
+    pub fn is_writable(&self) -> bool {
+        self.writable
+    }
+
+    /// The store keeps consolidated metadata up to date.
+    pub fn is_consolidated(&self) -> bool {
+        self.consolidated
+    }
+
+    /// The unlimited dimensions declared in group `gid`, in id order.
+    pub fn unlimited_dims(&self, gid: usize) -> NcResult<Vec<usize>> {
+        Ok(self.group(gid)?.dims.iter().copied().filter(|&d| self.dims[d].unlimited).collect())
+    }
+
+    /// The child group of `gid` named `name`.
+    pub fn child_group(&self, gid: usize, name: &str) -> NcResult<usize> {
+        self.group(gid)?.children.iter().copied().find(|&c| self.groups[c].name == name).ok_or(NcError::new(NC_ENOGRP))
+    }
+
+    /// Puts a wrapper around the dataset's store (tests count the requests
+    /// a call makes this way).
+    #[cfg(feature = "test-support")]
+    pub fn wrap_store(&mut self, wrap: impl FnOnce(Arc<dyn Store>) -> Arc<dyn Store>) {
+        self.store = wrap(self.store.clone());
     }
 
     // ---- lookups ------------------------------------------------------------

@@ -25,8 +25,8 @@ pub(crate) unsafe fn new_dataset(path: *const c_char, mode: c_int, ncidp: *mut c
     Ok(())
 }
 
-fn unlimdims(ds: &crate::engine::model::Dataset, gid: usize) -> Vec<c_int> {
-    ds.groups[gid].dims.iter().copied().filter(|&d| ds.dims[d].unlimited).map(|d| d as c_int).collect()
+fn unlimdims(ds: &crate::engine::model::Dataset, gid: usize) -> NcResult<Vec<c_int>> {
+    Ok(ds.unlimited_dims(gid)?.into_iter().map(|d| d as c_int).collect())
 }
 
 /// Creates a dataset (NCZarr; see README for paths and URL modes).
@@ -184,8 +184,8 @@ unsafe fn counts(
     unlimdimidp: *mut c_int,
 ) -> NcResult<()> {
     let (nd, nv, na, ul) = read(ncid, |ds, gid| {
-        let g = &ds.groups[gid];
-        Ok((g.dims.len(), g.vars.len(), g.atts.len(), unlimdims(ds, gid).first().copied().unwrap_or(-1)))
+        let g = ds.group(gid)?;
+        Ok((g.dims.len(), g.vars.len(), g.atts.len(), unlimdims(ds, gid)?.first().copied().unwrap_or(-1)))
     })?;
     out(ndimsp, nd as c_int);
     out(nvarsp, nv as c_int);
@@ -234,7 +234,7 @@ pub unsafe extern "C" fn nc_inq_unlimdim(ncid: c_int, unlimdimidp: *mut c_int) -
 pub unsafe extern "C" fn nc_inq_unlimdims(ncid: c_int, nunlimdimsp: *mut c_int, unlimdimidsp: *mut c_int) -> c_int {
     by_ncid!(ncid => nc_inq_unlimdims(ncid, nunlimdimsp, unlimdimidsp));
     guard("nc_inq_unlimdims", || {
-        let u = read(ncid, |ds, gid| Ok(unlimdims(ds, gid)))?;
+        let u = read(ncid, unlimdims)?;
         out(nunlimdimsp, u.len() as c_int);
         out_slice(unlimdimidsp, &u);
         Ok(())
@@ -263,7 +263,7 @@ pub unsafe extern "C" fn nc_inq_format(ncid: c_int, formatp: *mut c_int) -> c_in
 pub unsafe extern "C" fn nc_inq_format_extended(ncid: c_int, formatp: *mut c_int, modep: *mut c_int) -> c_int {
     by_ncid!(ncid => nc_inq_format_extended(ncid, formatp, modep));
     guard("nc_inq_format_extended", || {
-        let m = read(ncid, |ds, _| Ok(ds.mode))?;
+        let m = read(ncid, |ds, _| Ok(ds.mode()))?;
         out(formatp, NC_FORMATX_NCZARR);
         out(modep, m);
         Ok(())
@@ -278,7 +278,7 @@ pub unsafe extern "C" fn nc_inq_format_extended(ncid: c_int, formatp: *mut c_int
 pub unsafe extern "C" fn nc_inq_path(ncid: c_int, pathlenp: *mut usize, path: *mut c_char) -> c_int {
     by_ncid!(ncid => nc_inq_path(ncid, pathlenp, path));
     guard("nc_inq_path", || {
-        let p = read(ncid, |ds, _| Ok(ds.path.clone()))?;
+        let p = read(ncid, |ds, _| Ok(ds.path().to_string()))?;
         out(pathlenp, p.len());
         out_name(path, &p);
         Ok(())
@@ -318,7 +318,7 @@ pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *m
     by_ncid!(ncid => nc_inq_grps(ncid, numgrps, ncids));
     guard("nc_inq_grps", || {
         let kids = read(ncid, |ds, gid| {
-            Ok(ds.groups[gid].children.iter().map(|&c| sibling_ncid(ncid, c)).collect::<Vec<_>>())
+            Ok(ds.group(gid)?.children.iter().map(|&c| sibling_ncid(ncid, c)).collect::<Vec<_>>())
         })?;
         out(numgrps, kids.len() as c_int);
         out_slice(ncids, &kids);
@@ -332,7 +332,7 @@ pub unsafe extern "C" fn nc_inq_grps(ncid: c_int, numgrps: *mut c_int, ncids: *m
 pub unsafe extern "C" fn nc_inq_grpname(ncid: c_int, name: *mut c_char) -> c_int {
     by_ncid!(ncid => nc_inq_grpname(ncid, name));
     guard("nc_inq_grpname", || {
-        let n = read(ncid, |ds, gid| Ok(ds.groups[gid].name.clone()))?;
+        let n = read(ncid, |ds, gid| Ok(ds.group(gid)?.name.clone()))?;
         out_name(name, &n);
         Ok(())
     })
@@ -371,7 +371,7 @@ pub unsafe extern "C" fn nc_inq_grpname_len(ncid: c_int, lenp: *mut usize) -> c_
 pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int) -> c_int {
     by_ncid!(ncid => nc_inq_grp_parent(ncid, parent_ncid));
     guard("nc_inq_grp_parent", || {
-        let p = read(ncid, |ds, gid| ds.groups[gid].parent.ok_or(NcError::new(NC_ENOGRP)))?;
+        let p = read(ncid, |ds, gid| ds.group(gid)?.parent.ok_or(NcError::new(NC_ENOGRP)))?;
         out(parent_ncid, sibling_ncid(ncid, p));
         Ok(())
     })
@@ -382,9 +382,7 @@ pub unsafe extern "C" fn nc_inq_grp_parent(ncid: c_int, parent_ncid: *mut c_int)
 fn child_named(ncid: c_int, name: Option<&str>) -> NcResult<c_int> {
     let g = read(ncid, |ds, gid| match name {
         None => Ok(0),
-        Some(name) => {
-            ds.groups[gid].children.iter().copied().find(|&c| ds.groups[c].name == name).ok_or(NcError::new(NC_ENOGRP))
-        }
+        Some(name) => ds.child_group(gid, name),
     })?;
     Ok(sibling_ncid(ncid, g))
 }
@@ -566,8 +564,10 @@ pub unsafe extern "C" fn nc_inq_dimids(
     guard("nc_inq_dimids", || {
         let ids = read(ncid, |ds, gid| {
             let groups = if include_parents != 0 { ds.ancestry(gid) } else { vec![gid] };
-            let mut ids: Vec<c_int> =
-                groups.iter().flat_map(|&g| ds.groups[g].dims.iter().map(|&d| d as c_int)).collect();
+            let mut ids: Vec<c_int> = Vec::new();
+            for g in groups {
+                ids.extend(ds.group(g)?.dims.iter().map(|&d| d as c_int));
+            }
             ids.sort_unstable();
             Ok(ids)
         })?;

@@ -118,7 +118,7 @@ fn foreign_image(image: &[u8]) -> NcError {
 
 /// Registers an open dataset and its image; returns the ncid.
 fn register(mut ds: crate::engine::model::Dataset, path: &str, image: Image) -> NcResult<c_int> {
-    ds.path = path.to_string();
+    ds.set_path(path);
     let fid = add_file(ds)?;
     images().insert(fid, image);
     Ok(make_ncid(fid, 0))

@@ -21,8 +21,9 @@ pub(crate) static FILES: HandleTable<RwLock<Dataset>> = HandleTable::with_range(
 /// file handle. What the engine skipped of the store's content while
 /// opening it becomes the call's note (`nczarr_rs_last_error`).
 pub(crate) fn add_file(mut ds: Dataset) -> NcResult<i32> {
-    if !ds.notes.is_empty() {
-        super::boundary::note(std::mem::take(&mut ds.notes).join("; "));
+    let notes = ds.take_notes();
+    if !notes.is_empty() {
+        super::boundary::note(notes.join("; "));
     }
     FILES.insert(Arc::new(RwLock::new(ds)))
 }

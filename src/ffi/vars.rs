@@ -72,7 +72,7 @@ pub unsafe extern "C" fn nc_inq_var(
     guard("nc_inq_var", || {
         let (n, t, dims, na) = read(ncid, |ds, gid| {
             if varid == NC_GLOBAL {
-                return Ok((String::new(), NC_NAT, vec![], ds.groups[gid].atts.len()));
+                return Ok((String::new(), NC_NAT, vec![], ds.group(gid)?.atts.len()));
             }
             let v = ds.var(gid, varid)?;
             Ok((v.name.clone(), v.nctype, v.dimids.iter().map(|&d| d as c_int).collect::<Vec<_>>(), v.atts.len()))
@@ -156,7 +156,7 @@ pub unsafe extern "C" fn nc_inq_varnatts(ncid: c_int, varid: c_int, nattsp: *mut
 pub unsafe extern "C" fn nc_inq_varids(ncid: c_int, nvars: *mut c_int, varids: *mut c_int) -> c_int {
     by_ncid!(ncid => nc_inq_varids(ncid, nvars, varids));
     guard("nc_inq_varids", || {
-        let n = read(ncid, |ds, gid| Ok(ds.groups[gid].vars.len()))?;
+        let n = read(ncid, |ds, gid| Ok(ds.group(gid)?.vars.len()))?;
         let ids: Vec<c_int> = (0..n as c_int).collect();
         out(nvars, n as c_int);
         out_slice(varids, &ids);

@@ -181,8 +181,13 @@ pub fn create(url: &str, zstd: bool) {
 /// Opens `url` read-only with a counting wrapper around its store.
 pub fn open_counted(url: &str) -> (Dataset, Arc<Counting>) {
     let mut ds = file::open(url, NC_NOWRITE).unwrap();
-    let c = Counting::wrap(ds.store.clone());
-    ds.store = c.clone();
+    let mut counting = None;
+    ds.wrap_store(|store| {
+        let c = Counting::wrap(store);
+        counting = Some(c.clone());
+        c
+    });
+    let c = counting.unwrap();
     (ds, c)
 }
 
