@@ -1516,17 +1516,20 @@ pub unsafe extern "C" fn nc_get_var_chunk_cache_ints(ncid: c_int, varid: c_int, 
 #[no_mangle]
 pub unsafe extern "C" fn nc_reclaim_data(ncid: c_int, xtypeid: nc_type, memory: *mut c_void, count: usize) -> c_int {
     by_ncid!(ncid => nc_reclaim_data(ncid, xtypeid, memory, count));
-    guard("nc_reclaim_data", || {
-        read(ncid, |_, _| Ok(()))?;
-        if !(NC_BYTE..=NC_STRING).contains(&xtypeid) {
-            return Err(NcError::new(NC_EBADTYPE));
-        }
-        if xtypeid == NC_STRING && count > 0 {
-            non_null(memory)?;
-            free_strings(memory as *mut *mut c_char, count);
-        }
-        Ok(())
-    })
+    guard("nc_reclaim_data", || reclaim(ncid, xtypeid, memory, count))
+}
+
+/// What `nc_reclaim_data` frees: the strings of an `NC_STRING` array.
+unsafe fn reclaim(ncid: c_int, xtypeid: nc_type, memory: *mut c_void, count: usize) -> NcResult<()> {
+    read(ncid, |_, _| Ok(()))?;
+    if !(NC_BYTE..=NC_STRING).contains(&xtypeid) {
+        return Err(NcError::new(NC_EBADTYPE));
+    }
+    if xtypeid == NC_STRING && count > 0 {
+        non_null(memory)?;
+        free_strings(memory as *mut *mut c_char, count);
+    }
+    Ok(())
 }
 
 /// `nc_reclaim_data`, then frees the array itself.
@@ -1537,14 +1540,7 @@ pub unsafe extern "C" fn nc_reclaim_data(ncid: c_int, xtypeid: nc_type, memory: 
 pub unsafe extern "C" fn nc_reclaim_data_all(ncid: c_int, xtypeid: nc_type, memory: *mut c_void, count: usize) -> c_int {
     by_ncid!(ncid => nc_reclaim_data_all(ncid, xtypeid, memory, count));
     guard("nc_reclaim_data_all", || {
-        read(ncid, |_, _| Ok(()))?;
-        if !(NC_BYTE..=NC_STRING).contains(&xtypeid) {
-            return Err(NcError::new(NC_EBADTYPE));
-        }
-        if xtypeid == NC_STRING && count > 0 {
-            non_null(memory)?;
-            free_strings(memory as *mut *mut c_char, count);
-        }
+        reclaim(ncid, xtypeid, memory, count)?;
         libc::free(memory);
         Ok(())
     })
