@@ -1237,6 +1237,21 @@ int nc_copy_data_all(int ncid, nc_type xtypeid, const void *memory, size_t count
 int nc_show_metadata(int ncid);
 
 /**
+ * netCDF-C's `NCZ_read_chunk` (libnczarr's `zwalk.c`, exported by
+ * libnetcdf): copies the whole chunk at grid position `zindices` (one per
+ * dimension) of a variable into `chunkdata`, decoded, in the variable's
+ * type and the C order of the chunk shape, with the fill value past the
+ * ends of the dimensions and for a chunk never written. netCDF-C's chunk
+ * dump tool `ncdumpchunks` uses it, which is why it is here; not part of
+ * the netCDF API. Fixed-size types only (`NC_EBADTYPE` for strings).
+ *
+ * # Safety
+ * `zindices` holds one entry per dimension of the variable; `chunkdata`
+ * has room for a whole chunk.
+ */
+int NCZ_read_chunk(int ncid, int varid, const uint64_t *zindices, void *chunkdata);
+
+/**
  * Untyped: the memory holds values of the variable's own type.
  *
  * # Safety

@@ -169,6 +169,23 @@ fn memory_maps_and_strides() {
 }
 
 #[test]
+fn whole_chunks_read_with_fill_past_the_edges_and_for_holes() {
+    // netCDF-C's NCZ_read_chunk (its ncdumpchunks tool): 5x4 ints in 3x3
+    // chunks, rows 0-2 written; the fill value pads the edges and stands
+    // for the chunks never written
+    let (mut ds, v) = dataset_with_var("chunkread", NC_INT, &[5, 4], &[3, 3]);
+    ds.put_att(0, v, "_FillValue", Values::Int(vec![-1])).unwrap();
+    put(&mut ds, 0, v, &[0, 0], &[3, 4], &Values::Int((0..12).collect())).unwrap();
+    let chunk = |ds: &Dataset, i: &[u64]| Values::from_ne_bytes(NC_INT, &ds.read_chunk(0, v, i).unwrap()).unwrap();
+    assert_eq!(chunk(&ds, &[0, 0]), Values::Int(vec![0, 1, 2, 4, 5, 6, 8, 9, 10]));
+    assert_eq!(chunk(&ds, &[0, 1]), Values::Int(vec![3, -1, -1, 7, -1, -1, 11, -1, -1]));
+    assert_eq!(chunk(&ds, &[1, 0]), Values::Int(vec![-1; 9]));
+    assert_eq!(ds.read_chunk(0, v, &[2, 0]).unwrap_err().code(), NC_EINVALCOORDS);
+    assert_eq!(ds.read_chunk(0, v, &[0]).unwrap_err().code(), NC_EINVAL);
+    assert_eq!(ds.read_chunk(0, v, &[u64::MAX, 0]).unwrap_err().code(), NC_EINVALCOORDS);
+}
+
+#[test]
 fn cache_stays_within_its_bound_and_loses_nothing() {
     let mut ds = file::create("mem://data/cache", NC_CLOBBER).unwrap();
     let x = ds.def_dim(0, "x", 1000).unwrap() as i32;

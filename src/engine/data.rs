@@ -1276,6 +1276,50 @@ impl Dataset {
         Ok(Ok(Values::from_ne_bytes(v.nctype, &buf)?))
     }
 
+    /// One whole chunk of a variable, the one at grid position `index`, in
+    /// the variable's type, native byte order and the C order of the chunk
+    /// shape. Elements past the end of a dimension, and all those of a chunk
+    /// never written, are the fill value: what netCDF-C's `NCZ_read_chunk`
+    /// gives (its chunk-dump test tool `ncdumpchunks` calls it). Fixed-size
+    /// types only (`NC_EBADTYPE` for strings); an index past the grid is
+    /// `NC_EINVALCOORDS`.
+    pub fn read_chunk(&self, gid: usize, varid: i32, index: &[u64]) -> NcResult<Vec<u8>> {
+        let v = self.var(gid, varid)?;
+        if v.nctype == NC_STRING || !(NC_BYTE..=NC_UINT64).contains(&v.nctype) {
+            return Err(NcError::with(NC_EBADTYPE, "only fixed-size types have raw chunks"));
+        }
+        let size = elem_size(v.nctype);
+        let (_, chunks) = self.inq_var_chunking(gid, varid)?;
+        let shape = self.var_shape(v);
+        if index.len() != shape.len() || chunks.len() != shape.len() {
+            return Err(NcError::with(NC_EINVAL, "one chunk index per dimension is needed"));
+        }
+        let mut start = Vec::with_capacity(shape.len());
+        let mut count = Vec::with_capacity(shape.len());
+        for d in 0..shape.len() {
+            let s = index[d].checked_mul(chunks[d]).filter(|&s| s < shape[d]).ok_or(NcError::new(NC_EINVALCOORDS))?;
+            start.push(s);
+            count.push(chunks[d].min(shape[d] - s));
+        }
+        // The chunk's own C-order strides map the slab into it.
+        let mut imap = vec![1i64; shape.len()];
+        let mut elems = 1u64;
+        for d in (0..shape.len()).rev() {
+            imap[d] = i64::try_from(elems).map_err(|_| NcError::new(NC_ENOMEM))?;
+            elems = elems.checked_mul(chunks[d]).ok_or(NcError::new(NC_ENOMEM))?;
+        }
+        let bytes = elems.checked_mul(size as u64).ok_or(NcError::new(NC_ENOMEM))?;
+        let mut buf =
+            crate::limits::try_zeroed(bytes, u64::MAX).map_err(|e| NcError::with(NC_ENOMEM, e.to_string()))?;
+        let fill = self.fill_value(v)?.convert(v.nctype)?.0.to_ne_bytes();
+        if fill.len() >= size {
+            buf.chunks_exact_mut(size).for_each(|e| e.copy_from_slice(&fill[..size]));
+        }
+        let slab = self.slab(gid, varid, Some(&start), Some(&count), None, Some(&imap), false)?;
+        self.get_slab(gid, varid, &slab, MemOut::Bytes { memtype: v.nctype, buf: &mut buf })?;
+        Ok(buf)
+    }
+
     /// Writes all values of a variable (the counterpart of [`Dataset::read_all`]).
     pub fn write_all(&mut self, gid: usize, varid: i32, values: &Result<Values, Vec<String>>) -> NcResult<()> {
         let slab = self.slab(gid, varid, None, None, None, None, true)?;

@@ -770,3 +770,35 @@ unsafe fn copy_var_across(ncid_in: c_int, varid: c_int, ncid_out: c_int) -> NcRe
     }
     Ok(())
 }
+
+/// netCDF-C's `NCZ_read_chunk` (libnczarr's `zwalk.c`, exported by
+/// libnetcdf): copies the whole chunk at grid position `zindices` (one per
+/// dimension) of a variable into `chunkdata`, decoded, in the variable's
+/// type and the C order of the chunk shape, with the fill value past the
+/// ends of the dimensions and for a chunk never written. netCDF-C's chunk
+/// dump tool `ncdumpchunks` uses it, which is why it is here; not part of
+/// the netCDF API. Fixed-size types only (`NC_EBADTYPE` for strings).
+///
+/// # Safety
+/// `zindices` holds one entry per dimension of the variable; `chunkdata`
+/// has room for a whole chunk.
+#[no_mangle]
+pub unsafe extern "C" fn NCZ_read_chunk(
+    ncid: c_int,
+    varid: c_int,
+    zindices: *const u64,
+    chunkdata: *mut c_void,
+) -> c_int {
+    by_ncid!(ncid => NCZ_read_chunk(ncid, varid, zindices, chunkdata));
+    guard("NCZ_read_chunk", || {
+        let chunk = read(ncid, |ds, gid| {
+            let rank = ds.var(gid, varid)?.dimids.len();
+            ds.read_chunk(gid, varid, in_slice(zindices, rank)?)
+        })?;
+        if !chunk.is_empty() {
+            non_null(chunkdata)?;
+            std::ptr::copy_nonoverlapping(chunk.as_ptr(), chunkdata as *mut u8, chunk.len());
+        }
+        Ok(())
+    })
+}
