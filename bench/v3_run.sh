@@ -2,7 +2,8 @@
 # The Zarr v3 benchmark (not part of the tests): nczarr-rs against
 # zarr-python 3 on the same v3 data (uncompressed, zstd, sharded), file
 # driver, and with BENCH_S3=1 also S3 on a local moto server (zarr-python
-# needs `obstore` there: pip install obstore). Prints a Markdown table.
+# reaches it through `obstore`, installed here when missing). Prints a
+# Markdown table.
 #
 #   bash bench/v3_run.sh [DIR]     (DIR: where the datasets go; default a temp dir)
 #
@@ -14,6 +15,8 @@ source scripts/setup-deps.sh
 cargo build --release --locked --quiet
 dir=${1:-$(mktemp -d)}
 if [ "${BENCH_S3:-0}" = 1 ]; then
+    # zarr-python reaches S3 through obstore, which the tests do not need
+    "$NCZARR_RS_PYTHON" -c 'import obstore' 2> /dev/null || "$NCZARR_RS_PYTHON" -m pip install -q obstore
     source scripts/s3-server.sh
     export BENCH_S3_URL=$NCZARR_RS_S3_TEST_URL
 fi

@@ -562,3 +562,32 @@ fn reset_metadata_upload_keeps_the_old_metadata() {
     let ds = file::open(&direct("meta.zarr").unwrap(), NC_NOWRITE).expect("the dataset still opens");
     assert_eq!(ds.get_att(0, NC_GLOBAL, "title").unwrap(), Values::Char(b"faults".to_vec()));
 }
+
+/// Writing a dataset this handle creates costs one request per object: the
+/// tree rule is checked against what the handle knows (it created the
+/// prefix empty), with no listing or HEAD per new chunk; opening it for
+/// writing again and adding a chunk costs a listing for that chunk.
+#[test]
+fn a_new_dataset_costs_one_put_per_object_and_no_listing_per_chunk() {
+    let Some((addr, _)) = SERVER.as_ref() else { return };
+    let proxy = Proxy::start(*addr);
+    let url = via(&proxy, "requests.zarr");
+    make_dataset(&url, &ramp(1.0));
+    let log = proxy.plan.log.lock().unwrap().clone();
+    let is_list = |p: &str| p.contains("list-type=");
+    let lists = log.iter().filter(|(m, p, _)| m == "GET" && is_list(p)).count();
+    let heads = log.iter().filter(|(m, _, _)| m == "HEAD").count();
+    let mut puts: Vec<&str> = log.iter().filter(|(m, _, _)| m == "PUT").map(|(_, p, _)| p.as_str()).collect();
+    // create's one look at the prefix (is it empty?); none per object
+    assert_eq!(lists, 1, "listings: {log:?}");
+    assert_eq!(heads, 0, "HEADs: {log:?}");
+    // .zgroup, .zattrs, v/.zarray, v/.zattrs and the 4 chunks, each once;
+    // nothing else
+    assert_eq!(puts.len(), 8, "PUTs: {log:?}");
+    puts.sort();
+    puts.dedup();
+    assert_eq!(puts.len(), 8, "an object written twice: {log:?}");
+    assert_eq!(log.len(), 1 + 8, "other requests: {log:?}");
+    // the values are all there
+    assert_eq!(read_all(&direct("requests.zarr").unwrap()).unwrap(), ramp(1.0));
+}

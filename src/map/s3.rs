@@ -246,6 +246,14 @@ pub struct S3Store {
 struct Known {
     dirs: std::collections::HashSet<StoreKey>,
     objects: std::collections::HashSet<StoreKey>,
+    /// This handle created the dataset (an empty prefix): every object
+    /// below the root is in `objects`, so the tree rule needs no request.
+    /// `dirs` may still hold prefixes whose objects were erased (never
+    /// fewer than the real ones); a key found there is checked by listing.
+    /// What another writer adds to a dataset this handle is creating is not
+    /// seen here; S3's `If-None-Match` still refuses a second object under
+    /// the same key.
+    complete: bool,
 }
 
 impl S3Store {
@@ -348,6 +356,7 @@ impl S3Store {
             }
             s.erase_prefix(&StoreKey::root())?;
         }
+        s.known().complete = true;
         Ok(s)
     }
 
@@ -472,9 +481,21 @@ impl S3Store {
 
     /// The tree rule: no object on a proper prefix of `key`, nothing below
     /// `key`. What is already known costs no request; a new chunk costs one
-    /// listing.
+    /// listing, or none in a dataset this handle created.
     fn check_tree_rule(&self, key: &StoreKey) -> MapResult<()> {
-        for p in Self::parents(key)? {
+        let parents = Self::parents(key)?;
+        {
+            let k = self.known();
+            if k.complete {
+                if parents.iter().any(|p| k.objects.contains(p)) {
+                    return Err(MapError::KeyConflict(key.to_string()));
+                }
+                if !k.dirs.contains(key) {
+                    return Ok(());
+                }
+            }
+        }
+        for p in parents {
             if !self.known().dirs.contains(&p) && self.size(&p)?.is_some() {
                 return Err(MapError::KeyConflict(key.to_string()));
             }
@@ -521,8 +542,16 @@ impl WritableStore for S3Store {
         if key.is_root() {
             return Ok(());
         }
-        // what was known may no longer hold
-        *self.known() = Known::default();
+        {
+            // what was known may no longer hold; a dataset this handle
+            // created stays fully known (its `dirs` may now be too many)
+            let mut k = self.known();
+            if k.complete {
+                k.objects.remove(key);
+            } else {
+                *k = Known::default();
+            }
+        }
         match block(self.store.delete(&self.path(key))) {
             Ok(()) => Ok(()),
             Err(e) if is_not_found(&e) => Ok(()),
@@ -532,7 +561,14 @@ impl WritableStore for S3Store {
 
     fn erase_prefix(&self, prefix: &StoreKey) -> MapResult<()> {
         self.check_writable()?;
-        *self.known() = Known::default();
+        {
+            let mut k = self.known();
+            if k.complete {
+                k.objects.retain(|o| !o.starts_with(prefix));
+            } else {
+                *k = Known::default();
+            }
+        }
         let paths: Vec<OsPath> = self.keys_below(prefix)?.iter().map(|k| self.path(k)).collect();
         block(async {
             let stream = futures::stream::iter(paths.into_iter().map(Ok)).boxed();
