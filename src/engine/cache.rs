@@ -322,6 +322,36 @@ impl ChunkCache {
         i.writing.get(key).map(|f| (f.data.as_ref().clone(), f.base.clone(), None))
     }
 
+    /// Puts a chunk that a writer took out ([`ChunkCache::take_for_write`])
+    /// back, dirty, without writing anything (for [`Unsaved`], on unwind):
+    /// its mask (or a new one) gets the writer's marks too, since any of
+    /// those elements may already hold new values. The cache may go over
+    /// its bound until the next insertion evicts.
+    fn restore(
+        &self,
+        key: StoreKey,
+        data: Vec<u8>,
+        base: Base,
+        mask: Option<DirtyMask>,
+        shape: (usize, usize),
+        mark: &dyn Fn(&mut DirtyMask),
+    ) {
+        let mut i = self.lock();
+        let mut mask = mask.unwrap_or_else(|| DirtyMask::new(shape.0, shape.1));
+        mark(&mut mask);
+        if let Some(old) = i.remove(&key) {
+            if let Some(m) = &old.mask {
+                mask.union(m);
+            }
+        }
+        if let Some(f) = i.writing.get(&key) {
+            mask.union(&f.mask);
+        }
+        let used = i.next_tick();
+        i.bytes += data.len();
+        i.dirty.put(key, Entry { data: Arc::new(data), base, mask: Some(mask), used });
+    }
+
     /// True if a chunk of `len` bytes may be cached at all.
     pub fn fits(&self, len: usize) -> bool {
         let c = self.lock().config;
@@ -496,6 +526,51 @@ impl ChunkCache {
     }
 }
 
+/// A chunk a writer is changing, out of the cache ([`ChunkCache::take_for_write`],
+/// or read from the store): if the change panics (a bug; the ffi boundary
+/// turns it into an error) before [`Unsaved::finish`], dropping this puts
+/// the chunk back in the cache, dirty, with the elements of the failed call
+/// marked too ([`ChunkCache::restore`]), so the elements changed by earlier
+/// calls are not lost with it.
+pub struct Unsaved<'a> {
+    cache: &'a ChunkCache,
+    key: &'a StoreKey,
+    chunk: Option<(Vec<u8>, Base, Option<DirtyMask>)>,
+    /// (elements, element size) of a chunk, for a new mask.
+    shape: (usize, usize),
+    mark: &'a dyn Fn(&mut DirtyMask),
+}
+
+impl<'a> Unsaved<'a> {
+    pub fn new(
+        cache: &'a ChunkCache,
+        key: &'a StoreKey,
+        chunk: (Vec<u8>, Base, Option<DirtyMask>),
+        shape: (usize, usize),
+        mark: &'a dyn Fn(&mut DirtyMask),
+    ) -> Self {
+        Unsaved { cache, key, chunk: Some(chunk), shape, mark }
+    }
+
+    /// The chunk's bytes, to change.
+    pub fn data(&mut self) -> &mut Vec<u8> {
+        &mut self.chunk.as_mut().expect("not finished").0
+    }
+
+    /// The changed chunk, its base and mask, for [`ChunkCache::insert_dirty`].
+    pub fn finish(mut self) -> (Vec<u8>, Base, Option<DirtyMask>) {
+        self.chunk.take().expect("not finished")
+    }
+}
+
+impl Drop for Unsaved<'_> {
+    fn drop(&mut self) {
+        if let Some((data, base, mask)) = self.chunk.take() {
+            self.cache.restore(self.key.clone(), data, base, mask, self.shape, self.mark);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -630,6 +705,41 @@ mod tests {
         c.flush(&merged).unwrap();
         assert!(c.get(&key("/a")).is_none());
         assert_eq!(c.bytes(), 10);
+    }
+
+    #[test]
+    fn a_panic_while_changing_a_taken_chunk_loses_no_earlier_change() {
+        let written = StdMutex::new(Vec::new());
+        let write = |k: &StoreKey, d: Dirty<'_>| {
+            written.lock().unwrap().push((k.to_string(), d.data.to_vec(), d.mask.runs().collect::<Vec<_>>()));
+            Ok(Some(Base::At(Version::new("new"))))
+        };
+        let c = ChunkCache::new(CacheConfig { size: 100, nelems: 4, preemption: 0.75 });
+        // an earlier call changed elements 0..2 (dirty, not yet written)
+        dirty(&c, "/a", Arc::new(vec![7, 7, 0, 0, 0, 0]), Base::Absent, &[(0, 2)], &write).unwrap();
+        // the next call takes it, changes element 4, then panics
+        let k = key("/a");
+        let mark = |m: &mut DirtyMask| m.mark(4, 2);
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let taken = c.take_for_write(&k).unwrap();
+            let mut u = Unsaved::new(&c, &k, taken, (6, 1), &mark);
+            u.data()[4] = 9;
+            panic!("a conversion bug");
+        }));
+        assert!(outcome.is_err());
+        // back in the cache, dirty, with both calls' elements marked
+        assert_eq!(c.get(&k).unwrap().as_ref(), &vec![7, 7, 0, 0, 9, 0]);
+        assert_eq!(c.bytes(), 6);
+        c.flush(&write).unwrap();
+        let w = written.lock().unwrap().clone();
+        assert_eq!(w, vec![("/a".to_string(), vec![7, 7, 0, 0, 9, 0], vec![(0, 2), (4, 2)])]);
+        // without a panic, nothing is put back by the guard
+        let taken = c.take_for_write(&k).unwrap();
+        let mut u = Unsaved::new(&c, &k, taken, (6, 1), &mark);
+        u.data()[5] = 1;
+        let (d, _, _) = u.finish();
+        assert_eq!(d, vec![7, 7, 0, 0, 9, 1]);
+        assert!(c.get(&k).is_none(), "still out, for the caller to insert");
     }
 
     #[test]

@@ -15,7 +15,7 @@
 //! A variable with Zarr v3 shards is read by inner chunks (fetched alone by
 //! byte range, after the shard's index) and written by whole shards.
 
-use super::cache::{Base, ChunkCache, Dirty, DirtyMask};
+use super::cache::{Base, ChunkCache, Dirty, DirtyMask, Unsaved};
 use super::consts::*;
 use super::convert::{convert, elem_size, swap_bytes};
 use super::error::*;
@@ -1237,15 +1237,18 @@ impl Dataset {
                     Ok(r)
                 })?
             } else {
-                let (mut chunk, base, mask) = match cache.take_for_write(&key) {
+                let taken = match cache.take_for_write(&key) {
                     Some(taken) => taken,
                     None => match store.get_versioned(&key)? {
                         Some((bytes, v)) => (lay.decode(&key, bytes)?, Base::At(v), None),
                         None => (lay.fill_chunk(&key)?, Base::Absent, None),
                     },
                 };
-                let r = fill_in(&mut chunk);
                 let mark = |mask: &mut DirtyMask| runs.for_each(|run| mask.mark(run.chunk, run.n));
+                // back in the cache, dirty, if the conversion panics
+                let mut unsaved = Unsaved::new(&cache, &key, taken, (lay.celems, lay.esize), &mark);
+                let r = fill_in(unsaved.data());
+                let (chunk, base, mask) = unsaved.finish();
                 cache.insert_dirty(key, Arc::new(chunk), base, mask, (lay.celems, lay.esize), &mark, &writer)?;
                 r
             };
