@@ -171,10 +171,42 @@ fn processes_writing_disjoint_parts_of_one_chunk_lose_nothing() {
     create(path, 4 * QUARTER, 0, &[4 * QUARTER]);
     run_children("quarters", path, 4);
     quarters_check(path);
-    // the lock file is no object
+    // the lock file is gone with the last writer: the store holds Zarr
+    // objects only (zarr-python warns about any other file)
     let (nc, _) = open(path, NC_NOWRITE);
     ok(nc_close(nc), "close");
-    assert!(dir.path().join("shared.zarr/.nczarr-rs.lock").is_file());
+    assert!(!dir.path().join("shared.zarr/.nczarr-rs.lock").exists());
+}
+
+/// The lock file lives while a writer uses it: a second writer's close
+/// leaves it to the first, whose close deletes it; a new writer after that
+/// makes a new one, and the two handles' writes still exclude each other.
+#[test]
+fn the_lock_file_lasts_as_long_as_its_writers() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lock.zarr");
+    let path = path.to_str().unwrap();
+    let lock = dir.path().join("lock.zarr/.nczarr-rs.lock");
+    create(path, 8, 0, &[4]);
+    assert!(!lock.exists(), "created and closed: no lock file");
+    let (a, va) = open(path, NC_WRITE);
+    let (b, vb) = open(path, NC_WRITE);
+    let one = [1i32];
+    ok(unsafe { nc_put_vara_int(a, va, [0usize].as_ptr(), [1usize].as_ptr(), one.as_ptr()) }, "put a");
+    ok(nc_sync(a), "sync a");
+    assert!(lock.is_file(), "a writer holds it");
+    ok(unsafe { nc_put_vara_int(b, vb, [5usize].as_ptr(), [1usize].as_ptr(), one.as_ptr()) }, "put b");
+    ok(nc_close(b), "close b");
+    assert!(lock.is_file(), "a still uses it");
+    ok(nc_close(a), "close a");
+    assert!(!lock.exists(), "the last writer deleted it");
+    // and again, from scratch
+    let (c, vc) = open(path, NC_WRITE);
+    ok(unsafe { nc_put_vara_int(c, vc, [7usize].as_ptr(), [1usize].as_ptr(), one.as_ptr()) }, "put c");
+    ok(nc_close(c), "close c");
+    assert!(!lock.exists());
+    let (got, _) = read_all(path);
+    assert_eq!([got[0], got[5], got[7]], [1, 1, 1]);
 }
 
 /// The same on S3, when a server is there (scripts/s3-server.sh):

@@ -35,8 +35,14 @@
 //! mutex for the threads of this handle), so a conditional write
 //! ([`ConditionalStore::put_if`]: compare the file's identity, then
 //! replace it) is atomic with respect to every other writer's. The lock
-//! file is created `O_NOFOLLOW`, must be a regular file, is never deleted
-//! while the store exists, and is invisible to listings.
+//! file is created `O_NOFOLLOW`, must be a regular file, and is invisible
+//! to listings. It exists only while writers use it: each handle that
+//! opened it holds a shared lock on its byte [`IN_USE`]; the last one to
+//! let go (an exclusive lock on that byte succeeds) deletes it, so a store
+//! at rest holds nothing but Zarr objects (zarr-python warns about any
+//! other file). A handle that opens it takes its shared lock, then checks
+//! that the path still names the file it opened, and starts again if the
+//! file was deleted meanwhile.
 
 use super::{
     ranged_write_end, ConditionalStore, ListableStore, MapError, MapResult, ReadableStore, Store, StoreKey, StoreLock,
@@ -60,6 +66,10 @@ pub const LOCK_FILE: &str = ".nczarr-rs.lock";
 /// `1 + stripe` of the lock file (byte 0 is the store lock). Two keys may
 /// share a stripe (they then wait for each other, harmlessly).
 const LOCK_STRIPES: usize = 256;
+
+/// The byte of the lock file on which every handle that has it open holds
+/// a shared lock (after the stripes, before the write counts).
+const IN_USE: u64 = 2048;
 
 /// Write counts (see [`version_of`]): slot `hash(key) % COUNT_SLOTS`,
 /// guarded by the lock of stripe `slot % LOCK_STRIPES`. Keys that share a
@@ -213,9 +223,24 @@ fn stable_hash(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
-/// Locks (`F_WRLCK`) or unlocks (`F_UNLCK`) byte `at` of `file` with an
-/// open-file-description lock, waiting for other holders.
+/// Locks (`F_WRLCK` exclusive, `F_RDLCK` shared) or unlocks (`F_UNLCK`)
+/// byte `at` of `file` with an open-file-description lock, waiting for
+/// other holders.
 fn range_lock(file: &fs::File, at: u64, kind: libc::c_int) -> io::Result<()> {
+    let cmd = if kind == libc::F_UNLCK { libc::F_OFD_SETLK } else { libc::F_OFD_SETLKW };
+    ofd_lock(file, at, kind, cmd)
+}
+
+/// [`range_lock`] without waiting: `Ok(false)` if another holder is there.
+fn try_range_lock(file: &fs::File, at: u64, kind: libc::c_int) -> io::Result<bool> {
+    match ofd_lock(file, at, kind, libc::F_OFD_SETLK) {
+        Ok(()) => Ok(true),
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EACCES)) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+fn ofd_lock(file: &fs::File, at: u64, kind: libc::c_int, cmd: libc::c_int) -> io::Result<()> {
     let lk = libc::flock {
         l_type: kind as libc::c_short,
         l_whence: libc::SEEK_SET as libc::c_short,
@@ -223,7 +248,6 @@ fn range_lock(file: &fs::File, at: u64, kind: libc::c_int) -> io::Result<()> {
         l_len: 1,
         l_pid: 0,
     };
-    let cmd = if kind == libc::F_UNLCK { libc::F_OFD_SETLK } else { libc::F_OFD_SETLKW };
     loop {
         // SAFETY: fcntl on an open descriptor with a valid flock struct.
         if unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(file), cmd, &lk) } == 0 {
@@ -233,6 +257,16 @@ fn range_lock(file: &fs::File, at: u64, kind: libc::c_int) -> io::Result<()> {
         if e.kind() != ErrorKind::Interrupted {
             return Err(e);
         }
+    }
+}
+
+/// Whether `path` (not followed) is the file `f` has open.
+fn names(path: &Path, f: &fs::File) -> io::Result<bool> {
+    let open = f.metadata()?;
+    match fs::symlink_metadata(path) {
+        Ok(m) => Ok(m.dev() == open.dev() && m.ino() == open.ino()),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
     }
 }
 
@@ -382,6 +416,24 @@ impl FileStore {
         Ok(FileStore::new(root, true))
     }
 
+    /// The last handle using the lock file deletes it (see the module
+    /// documentation): its exclusive lock on [`IN_USE`] shows no other
+    /// handle has it open, and the path still names it (only a holder of
+    /// that lock deletes it, so that cannot change before the unlink).
+    fn release_lock_file(&self) {
+        let taken = self.locks.file.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let Some((owner, f)) = taken else { return };
+        let path = self.root.join(LOCK_FILE);
+        if owner == std::process::id()
+            && try_range_lock(&f, IN_USE, libc::F_WRLCK).unwrap_or(false)
+            && names(&path, &f).unwrap_or(false)
+        {
+            // failing to delete it leaves a file the next writer reuses
+            let _ = fs::remove_file(&path);
+        }
+        // closing the descriptor releases its locks
+    }
+
     fn new(root: PathBuf, writable: bool) -> Self {
         FileStore {
             location: root.display().to_string(),
@@ -404,24 +456,33 @@ impl FileStore {
             }
         }
         let path = self.root.join(LOCK_FILE);
-        let f = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o644)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-            .open(&path)
-            .map_err(|e| match e.raw_os_error() {
-                Some(libc::ELOOP) => MapError::Symlink(path.display().to_string()),
-                _ => io_err(&path, e),
-            })?;
-        if !f.metadata().map_err(|e| io_err(&path, e))?.is_file() {
-            return Err(MapError::NotRegular(path.display().to_string()));
+        // The last handle to let go deletes the file (`Drop`): one opened
+        // just before that is stale, and opened again.
+        for _ in 0..1000 {
+            let f = fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .mode(0o644)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+                .open(&path)
+                .map_err(|e| match e.raw_os_error() {
+                    Some(libc::ELOOP) => MapError::Symlink(path.display().to_string()),
+                    _ => io_err(&path, e),
+                })?;
+            if !f.metadata().map_err(|e| io_err(&path, e))?.is_file() {
+                return Err(MapError::NotRegular(path.display().to_string()));
+            }
+            range_lock(&f, IN_USE, libc::F_RDLCK).map_err(|e| io_err(&path, e))?;
+            if names(&path, &f).map_err(|e| io_err(&path, e))? {
+                let f = Arc::new(f);
+                *slot = Some((pid, f.clone()));
+                return Ok(f);
+            }
         }
-        let f = Arc::new(f);
-        *slot = Some((pid, f.clone()));
-        Ok(f)
+        let busy = io::Error::new(ErrorKind::WouldBlock, "deleted and re-created 1000 times while being opened");
+        Err(io_err(&path, busy))
     }
 
     /// Holds byte `at` of the lock file, with `mutex` for this handle's threads.
@@ -644,6 +705,12 @@ fn is_replaceable_dir(dir: &Path) -> MapResult<bool> {
         return Ok(true);
     }
     Ok(is_store_dir(dir))
+}
+
+impl Drop for FileStore {
+    fn drop(&mut self) {
+        self.release_lock_file();
+    }
 }
 
 impl ReadableStore for FileStore {
