@@ -31,6 +31,30 @@ fn partial_reads_memory() {
     check_partial_reads("mem://shards/partial#mode=nczarr,v3", false);
 }
 
+/// A reader's cached shard index goes stale when another handle rewrites
+/// the shard (its inner chunks move): the read that meets the stale index
+/// reads the index again, once, and gives the new values, not an error.
+#[test]
+fn a_shard_rewritten_by_another_writer_reads_with_its_new_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("file://{}/stale.zarr#mode=nczarr,v3,file", dir.path().display());
+    create(&url, true);
+    let reader = file::open(&url, NC_NOWRITE).unwrap();
+    // one element of shard 1 (rows 32..64): its index is cached now
+    assert_eq!(get(&reader, &[37, 45], &[1, 1]).unwrap(), vec![value(37, 45)]);
+    // another handle rewrites that shard with values that compress far
+    // better, so every inner chunk moves
+    let mut writer = file::open(&url, NC_WRITE).unwrap();
+    let zeros = vec![0i32; 32 * N as usize];
+    put(&mut writer, &[32, 0], &[32, N], &zeros);
+    writer.close().unwrap();
+    // another inner chunk of it, through the stale index: the new values
+    assert_eq!(get(&reader, &[60, 3], &[2, 2]).unwrap(), vec![0; 4]);
+    assert_eq!(get(&reader, &[32, 0], &[32, N]).unwrap(), zeros);
+    // shard 0 is as it was
+    assert_eq!(get(&reader, &[20, 20], &[1, 1]).unwrap(), vec![value(20, 20)]);
+}
+
 #[test]
 fn writes_stay_visible_through_the_inner_chunk_cache() {
     let dir = tempfile::tempdir().unwrap();

@@ -881,7 +881,7 @@ impl Dataset {
         let fill_all =
             || (0..inner.len()).fold(false, |a, j| a | fill_runs(&Runs::new(slab, &lay.cstrides, &inner.chunk(j))));
         let whole = inner.len().saturating_mul(2) >= sh.codec.count() && st.check_chunk_size(&key).is_ok();
-        let (bytes, index) = if whole {
+        let (bytes, index, cached) = if whole {
             let mut buf = Vec::new();
             if !self.store.get_into(&key, &mut buf)? {
                 return Ok(fill_all());
@@ -895,10 +895,10 @@ impl Dataset {
                 .codec
                 .decode_index(&buf[at.start as usize..at.end as usize], len)
                 .map_err(|e| codec_failure(&key, e))?;
-            (Some(buf), index)
+            (Some(buf), index, false)
         } else {
             match self.shard_index(sh, cache, &key)? {
-                Some(index) => (None, index),
+                Some((index, cached)) => (None, index, cached),
                 None => return Ok(fill_all()),
             }
         };
@@ -929,21 +929,35 @@ impl Dataset {
             }
             Ok(out)
         };
-        any_chunks(&*self.store, inner.len(), rd.parallel, one)
+        match any_chunks(&*self.store, inner.len(), rd.parallel, one) {
+            // An index from the cache may be stale: another writer (another
+            // handle or process) rewrote the shard, and its inner chunks
+            // moved. Forget what is cached of the shard and read it again,
+            // once; an error then is the shard's own.
+            Err(e) if cached && matches!(e.code(), NC_EFILTER | NC_ENCZARR) => {
+                cache.remove(&shard_index_key(&key)?);
+                for n in 0..sh.codec.count() {
+                    cache.remove(&inner_chunk_key(&key, n)?);
+                }
+                self.read_shard(rd, parts, copy_out, emit_fill)
+            }
+            other => other,
+        }
     }
 
     /// A shard's index: cached, else read (its byte range alone, which
-    /// also tells the shard's length), checked and cached. `None`: no shard.
+    /// also tells the shard's length), checked and cached; and whether it
+    /// came from the cache. `None`: no shard.
     fn shard_index(
         &self,
         sh: &Sharded,
         cache: &ChunkCache,
         key: &StoreKey,
-    ) -> NcResult<Option<crate::codec::sharding::ShardIndex>> {
+    ) -> NcResult<Option<(crate::codec::sharding::ShardIndex, bool)>> {
         use crate::codec::sharding::ShardIndex;
         let ikey = shard_index_key(key)?;
         if let Some(b) = cache.get(&ikey) {
-            return Ok(Some(ShardIndex::from_bytes(&b)));
+            return Ok(Some((ShardIndex::from_bytes(&b), true)));
         }
         let n = sh.codec.index_len() as u64;
         let range = if sh.codec.index_at_start() {
@@ -956,7 +970,7 @@ impl Dataset {
         };
         let index = sh.codec.decode_index(&raw, len).map_err(|e| codec_failure(key, e))?;
         cache.insert_clean(ikey, Arc::new(index.to_bytes()), Base::Unknown);
-        Ok(Some(index))
+        Ok(Some((index, false)))
     }
 
     /// Reads a slab into the caller's memory. Returns `NC_ERANGE` (after
