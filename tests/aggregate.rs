@@ -27,7 +27,11 @@ fn cs(s: &str) -> CString {
 /// Writes a dataset with the C API: `define` runs in define mode, `fill`
 /// after `nc_enddef`.
 fn write(path: &Path, define: impl FnOnce(c_int), fill: impl FnOnce(c_int)) {
-    let url = cs(&format!("file://{}#mode=nczarr,file", path.display()));
+    write_url(&format!("file://{}#mode=nczarr,file", path.display()), define, fill)
+}
+
+fn write_url(url: &str, define: impl FnOnce(c_int), fill: impl FnOnce(c_int)) {
+    let url = cs(url);
     let mut nc = 0;
     unsafe {
         assert_eq!(nc_create(url.as_ptr(), NC_CLOBBER, &mut nc), 0, "{}", last_error());
@@ -321,6 +325,60 @@ fn cf_1_13_zarr_fragments_and_units() {
     for (g, w) in all.iter().zip(want) {
         assert!((g - w).abs() < 1e-4, "{all:?}");
     }
+    assert_eq!(nc_close(nc), 0);
+}
+
+/// An aggregation in a zip image opened with `nc_open_mem`: its fragments
+/// are found relative to the name the image is opened under.
+#[test]
+fn cf_1_13_in_memory_image() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("a.zarr"),
+        |nc| {
+            let d = dim(nc, "n", 3);
+            var(nc, "ta", NC_DOUBLE, &[d]);
+        },
+        |nc| assert_eq!(unsafe { nc_put_var_double(nc, varid(nc, "ta"), [1.0, 2.0, 3.0].as_ptr()) }, 0),
+    );
+    let zip = dir.path().join("agg.zip");
+    write_url(
+        &format!("file://{}#mode=nczarr,zip", zip.display()),
+        |nc| {
+            dim(nc, "time", 3);
+            let (j, i, f) = (dim(nc, "j", 1), dim(nc, "i", 1), dim(nc, "f", 1));
+            var(nc, "fragment_map", NC_INT, &[j, i]);
+            var(nc, "fragment_uris", NC_STRING, &[f]);
+            var(nc, "fragment_ids", NC_STRING, &[]);
+            let ta = var(nc, "ta", NC_DOUBLE, &[]);
+            text(nc, ta, "aggregated_dimensions", "time");
+            text(nc, ta, "aggregated_data", "map: fragment_map uris: fragment_uris identifiers: fragment_ids");
+        },
+        |nc| fragment_arrays(nc, ("fragment_map", &[3]), ("fragment_uris", &[c"a.zarr"]), ("fragment_ids", c"/ta")),
+    );
+    let mut image = std::fs::read(&zip).unwrap();
+    let open_mem = |name: &Path, image: &mut Vec<u8>| {
+        let mut nc = 0;
+        let name = cs(&name.display().to_string());
+        let rc = unsafe {
+            nczarr_rs::ffi::mem::nc_open_mem(name.as_ptr(), NC_NOWRITE, image.len(), image.as_mut_ptr().cast(), &mut nc)
+        };
+        assert_eq!(rc, 0, "{}", last_error());
+        nc
+    };
+    // under its own name: the fragment beside it
+    let nc = open_mem(&zip, &mut image);
+    let ta = varid(nc, "ta");
+    assert_eq!(shape(nc, ta), vec![3]);
+    assert_eq!(get_all(nc, ta, 3).unwrap(), vec![1.0, 2.0, 3.0]);
+    assert_eq!(nc_close(nc), 0);
+    // under a name elsewhere: no fragment there, a clear error on read
+    let other = tempfile::tempdir().unwrap();
+    let nc = open_mem(&other.path().join("agg.zip"), &mut image);
+    let ta = varid(nc, "ta");
+    let (rc, why) = get_all(nc, ta, 3).unwrap_err();
+    assert_ne!(rc, 0);
+    assert!(why.contains("a.zarr"), "{why}");
     assert_eq!(nc_close(nc), 0);
 }
 

@@ -124,15 +124,22 @@ pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
 /// (`engine::aggregate`) unless the URL's mode has `noaggregate` or the
 /// environment `NCZARR_RS_AGGREGATE=0`.
 pub fn open(path: &str, omode: i32) -> NcResult<Dataset> {
-    open_with(path, omode, true)
+    open_with(path, None, omode, true)
 }
 
 /// `nc_open` showing the dataset as stored (no aggregation).
 pub fn open_as_stored(path: &str, omode: i32) -> NcResult<Dataset> {
-    open_with(path, omode, false)
+    open_with(path, None, omode, false)
 }
 
-fn open_with(path: &str, omode: i32, aggregate: bool) -> NcResult<Dataset> {
+/// [`open`] of the dataset stored at `path` under the name `name` (an
+/// in-memory image in a temporary file: `nc_open_mem`): `name` is its path,
+/// and the base of its aggregation variables' relative references.
+pub fn open_named(path: &str, name: &str, omode: i32) -> NcResult<Dataset> {
+    open_with(path, Some(name), omode, true)
+}
+
+fn open_with(path: &str, name: Option<&str>, omode: i32, aggregate: bool) -> NcResult<Dataset> {
     check_mode_combination(omode)?;
     let u = location(path, omode)?;
     let writable = omode & NC_WRITE != 0;
@@ -150,6 +157,9 @@ fn open_with(path: &str, omode: i32, aggregate: bool) -> NcResult<Dataset> {
     ds.writable = ds.writable && writable;
     if u.pure_zarr {
         ds.pure_zarr = true;
+    }
+    if let Some(name) = name {
+        ds.set_path(name);
     }
     let aggregate =
         aggregate && !ds.writable && !u.modes.iter().any(|m| m == "noaggregate") && super::aggregate::enabled_by_env();

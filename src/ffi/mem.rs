@@ -131,7 +131,9 @@ fn open_image(path: &str, omode: c_int, memory: *mut c_void, image: &[u8], flags
     }
     let tmp = temp_path()?;
     std::fs::write(&tmp, image).map_err(|e| NcError::with(e.raw_os_error().unwrap_or(NC_EIO), e.to_string()))?;
-    let opened = file::open(&tmp.to_string_lossy(), omode & !(NC_INMEMORY | NC_DISKLESS));
+    // aggregation variables read their fragments (relative to `path`)
+    super::external::install();
+    let opened = file::open_named(&tmp.to_string_lossy(), path, omode & !(NC_INMEMORY | NC_DISKLESS));
     let writable = omode & NC_WRITE != 0;
     if !writable || opened.is_err() {
         // read-only: the zip driver holds the whole archive in memory
