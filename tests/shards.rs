@@ -55,6 +55,37 @@ fn a_shard_rewritten_by_another_writer_reads_with_its_new_index() {
     assert_eq!(get(&reader, &[20, 20], &[1, 1]).unwrap(), vec![value(20, 20)]);
 }
 
+/// One-element reads of an uncompressed chunk fetch only their bytes, until
+/// that chunk has been read in part about once per 16 KiB of it: then it is
+/// read whole into the cache, and later reads fetch nothing (a loop of
+/// `nc_get_var1` over one chunk). (Not shards; the counting store is here.)
+#[test]
+fn repeated_small_reads_of_one_chunk_end_up_cached() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("file://{}/points.zarr#mode=nczarr,file", dir.path().display());
+    // 128 x 128 ints in one 64 KiB chunk: five reads in part, then whole
+    let mut ds = file::create(&url, NC_CLOBBER).unwrap();
+    let x = ds.def_dim(0, "x", 128).unwrap() as i32;
+    let y = ds.def_dim(0, "y", 128).unwrap() as i32;
+    ds.def_var(0, "v", NC_INT, &[x, y]).unwrap();
+    ds.def_var_chunking(0, 0, NC_CHUNKED, Some(&[128, 128])).unwrap();
+    ds.enddef().unwrap();
+    let all: Vec<i32> = (0..128 * 128).collect();
+    put(&mut ds, &[0, 0], &[128, 128], &all);
+    ds.close().unwrap();
+    let (ds, c) = open_counted(&url);
+    for i in 0..4u64 {
+        assert_eq!(get(&ds, &[i, 7], &[1, 1]).unwrap(), vec![(i * 128 + 7) as i32]);
+        assert_eq!(c.take(), (4, 1), "read {i}: its 4 bytes");
+    }
+    assert_eq!(get(&ds, &[100, 1], &[1, 1]).unwrap(), vec![100 * 128 + 1]);
+    assert_eq!(c.take(), (128 * 128 * 4, 1), "the fifth: the whole chunk");
+    for i in 0..100u64 {
+        assert_eq!(get(&ds, &[i, i], &[1, 1]).unwrap(), vec![(i * 128 + i) as i32]);
+    }
+    assert_eq!(c.take(), (0, 0), "then from the cache");
+}
+
 #[test]
 fn writes_stay_visible_through_the_inner_chunk_cache() {
     let dir = tempfile::tempdir().unwrap();

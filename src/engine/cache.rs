@@ -23,6 +23,7 @@ use super::NcResult;
 use crate::map::{StoreKey, Version};
 use lru::LruCache;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
 
 /// Cache settings (netCDF's size, number of elements and preemption).
@@ -258,7 +259,14 @@ pub struct ChunkCache {
     inner: Mutex<Inner>,
     /// Signalled when a write-back of `writing` ends.
     written: Condvar,
+    /// Byte-range reads of uncached chunks, counted per chunk
+    /// ([`ChunkCache::count_partial_read`]): direct-mapped by a hash of the
+    /// key, its high bits as a tag, the count in the low [`COUNT_BITS`].
+    partial: Box<[AtomicU64]>,
 }
+
+const PARTIAL_SLOTS: usize = 256;
+const COUNT_BITS: u32 = 16;
 
 impl std::fmt::Debug for ChunkCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -279,6 +287,7 @@ impl ChunkCache {
                 writing: HashMap::new(),
             }),
             written: Condvar::new(),
+            partial: (0..PARTIAL_SLOTS).map(|_| AtomicU64::new(0)).collect(),
         }
     }
 
@@ -350,6 +359,32 @@ impl ChunkCache {
         let used = i.next_tick();
         i.bytes += data.len();
         i.dirty.put(key, Entry { data: Arc::new(data), base, mask: Some(mask), used });
+    }
+
+    /// Counts a byte-range read of chunk `key` (read in part, not cached)
+    /// and tells whether it has been read that way `limit` times: then the
+    /// caller reads it whole into the cache instead, and the count starts
+    /// again. (A rent-or-buy rule: repeated small reads of one chunk, a
+    /// loop of `nc_get_var1`, end up served from memory after costing at
+    /// most about one whole read; scattered ones stay small.) Counts are
+    /// approximate: two chunks whose hashes share a slot restart each
+    /// other's.
+    pub fn count_partial_read(&self, key: &StoreKey, limit: u64) -> bool {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        key.hash(&mut h);
+        let hash = h.finish();
+        let slot = &self.partial[(hash % PARTIAL_SLOTS as u64) as usize];
+        let tag = hash & !((1u64 << COUNT_BITS) - 1);
+        let limit = limit.clamp(1, (1u64 << COUNT_BITS) - 1);
+        let old = slot.load(Ordering::Relaxed);
+        let count = if old & !((1u64 << COUNT_BITS) - 1) == tag { (old & ((1u64 << COUNT_BITS) - 1)) + 1 } else { 1 };
+        if count >= limit {
+            slot.store(0, Ordering::Relaxed);
+            return true;
+        }
+        slot.store(tag | count, Ordering::Relaxed);
+        false
     }
 
     /// True if a chunk of `len` bytes may be cached at all.

@@ -124,6 +124,12 @@ fn inner_chunk_key(shard: &StoreKey, n: usize) -> NcResult<StoreKey> {
 /// instead of the whole chunk.
 const PARTIAL_READ_FRACTION: u64 = 8;
 const PARTIAL_READ_RUNS: u64 = 16;
+/// A chunk read in part this many times per `PARTIAL_READ_RENT` bytes of
+/// it (plus one) is read whole into the cache: a byte-range read costs
+/// about as much as reading this many bytes more (a system call or a
+/// request against a copy from the page cache), so repeated small reads of
+/// one chunk cost at most about twice the best choice made in hindsight.
+const PARTIAL_READ_RENT: u64 = 16 * 1024;
 
 /// Fill values for a chunk that is not materialised are made this many
 /// bytes at a time (at least one element).
@@ -1065,7 +1071,11 @@ impl Dataset {
             let small = runs.elements() * PARTIAL_READ_FRACTION <= lay.celems as u64;
             let r = if let Some(chunk) = cache.get(&key) {
                 copy_out(&chunk, &runs)
-            } else if lay.raw() && small && runs.count() <= PARTIAL_READ_RUNS {
+            } else if lay.raw()
+                && small
+                && runs.count() <= PARTIAL_READ_RUNS
+                && !(keep && cache.count_partial_read(&key, 1 + lay.chunk_bytes() as u64 / PARTIAL_READ_RENT))
+            {
                 // A small read of an uncompressed chunk: only the bytes needed.
                 let mut spans = Vec::with_capacity(runs.count() as usize);
                 runs.for_each(|run| spans.push(run));
