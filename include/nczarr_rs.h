@@ -570,6 +570,19 @@ struct NCPluginList;
 #define DEFAULT_MAXSTRLEN 128
 
 /**
+ * `nczarr_rs_def_var_aggregated`: the CF-1.13 form (`aggregated_dimensions`,
+ * `aggregated_data`, fragment array variables), as cfdm ≥ 1.12.2 writes it.
+ */
+#define NCZARR_RS_AGGREGATION_CF 0
+
+/**
+ * `nczarr_rs_def_var_aggregated`: the NCA 0.1 form (`nca_dimensions`,
+ * `nca_array`), the convention of "On the storage of arbitrarily aggregated
+ * data arrays".
+ */
+#define NCZARR_RS_AGGREGATION_NCA 1
+
+/**
  * Cache settings (netCDF's size, number of elements and preemption).
  */
 typedef struct CacheConfig CacheConfig;
@@ -676,6 +689,52 @@ typedef size64_t NCZM_FEATURES;
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Defines `name`, an aggregated variable of numeric type `xtype` over the
+ * `ndims` dimensions `dimids`, whose data are in other datasets (the
+ * fragments), and returns its id through `varidp` (may be NULL).
+ *
+ * The fragments tile the variable: along dimension `k` there are
+ * `nfragments[k]` of them, whose sizes are the next `nfragments[k]` values
+ * of `sizes` (all of dimension 0's first, then dimension 1's, ...; each
+ * dimension's sum is its length). `uris` holds one URI per fragment, in the
+ * C order of the grid of fragments (a relative URI is relative to this
+ * dataset); `identifiers` the name of the variable in the fragments, one
+ * for all (`nidentifiers` 1) or one per fragment.
+ *
+ * `form` is `NCZARR_RS_AGGREGATION_CF` (CF-1.13: the variable is a scalar
+ * with `aggregated_dimensions` and `aggregated_data`, and three fragment
+ * array variables `<name>_fragment_map`, `_uris` and `_identifiers` with
+ * their dimensions; a dataset without a `Conventions` attribute gets
+ * `"CF-1.13"`, which cfdm needs) or `NCZARR_RS_AGGREGATION_NCA` (NCA 0.1:
+ * the scalar with `nca_dimensions` and `nca_array`). Opened read-only
+ * again, by this library or by cf-python/cfdm, the variable reads as the
+ * assembled array. In define or data mode: the CF form writes the fragment
+ * arrays' values, so it leaves define mode for that and returns to it.
+ * Errors: `NC_EINVAL` (sizes that do not tile the dimensions, a count of
+ * URIs or identifiers that does not match, an empty one, an unknown form),
+ * `NC_EBADTYPE` (not a numeric type), `NC_EBADDIM`, `NC_ENAMEINUSE`, and
+ * those of `nc_def_var`.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `dimids` and `nfragments` hold
+ * `ndims` values, `sizes` their sum; `uris` and `identifiers` hold
+ * NUL-terminated strings (as many as described above); `varidp` is NULL
+ * or points to an `int`.
+ */
+int nczarr_rs_def_var_aggregated(int ncid,
+                                 const char *name,
+                                 nc_type xtype,
+                                 int ndims,
+                                 const int *dimids,
+                                 const size_t *nfragments,
+                                 const size_t *sizes,
+                                 const char *const *uris,
+                                 size_t nidentifiers,
+                                 const char *const *identifiers,
+                                 int form,
+                                 int *varidp);
 
 /**
  * Untyped put: the memory holds values of `xtype`.

@@ -328,6 +328,84 @@ fn cf_1_13_zarr_fragments_and_units() {
     assert_eq!(nc_close(nc), 0);
 }
 
+/// The write API: both forms written with `nczarr_rs_def_var_aggregated`
+/// read back as the master array; define mode is kept; bad tilings and
+/// counts are `NC_EINVAL`.
+#[test]
+fn written_aggregations_read_back() {
+    use nczarr_rs::ffi::aggregate::*;
+    let dir = tempfile::tempdir().unwrap();
+    // fragments: 2 x 2 tiles of a 5 x 4 master array, values 10 * row + col
+    let tile = |name: &str, rows: std::ops::Range<usize>, cols: std::ops::Range<usize>| {
+        write(
+            &dir.path().join(name),
+            |nc| {
+                let y = dim(nc, "y", rows.len());
+                let x = dim(nc, "x", cols.len());
+                var(nc, "tas", NC_DOUBLE, &[y, x]);
+            },
+            |nc| {
+                let vals: Vec<f64> =
+                    rows.clone().flat_map(|r| cols.clone().map(move |c| (10 * r + c) as f64)).collect();
+                assert_eq!(unsafe { nc_put_var_double(nc, varid(nc, "tas"), vals.as_ptr()) }, 0);
+            },
+        )
+    };
+    tile("t00.zarr", 0..3, 0..1);
+    tile("t01.zarr", 0..3, 1..4);
+    tile("t10.zarr", 3..5, 0..1);
+    tile("t11.zarr", 3..5, 1..4);
+    let uris = [c"t00.zarr", c"t01.zarr", c"t10.zarr", c"t11.zarr"];
+    let uri_ptrs: Vec<*const c_char> = uris.iter().map(|s| s.as_ptr()).collect();
+    let ident = [c"tas".as_ptr()];
+    for (store, form) in [("cf.zarr", NCZARR_RS_AGGREGATION_CF), ("nca.zarr", NCZARR_RS_AGGREGATION_NCA)] {
+        let path = dir.path().join(store);
+        let url = cs(&format!("file://{}#mode=nczarr,file", path.display()));
+        let mut nc = 0;
+        unsafe { assert_eq!(nc_create(url.as_ptr(), NC_CLOBBER, &mut nc), 0) };
+        let (y, x) = (dim(nc, "y", 5), dim(nc, "x", 4));
+        let dims = [y, x];
+        let def = |counts: &[usize], sizes: &[usize], nids: usize, form: c_int| {
+            let mut v = -1;
+            let rc = unsafe {
+                nczarr_rs_def_var_aggregated(
+                    nc,
+                    c"tas".as_ptr(),
+                    NC_FLOAT,
+                    2,
+                    dims.as_ptr(),
+                    counts.as_ptr(),
+                    sizes.as_ptr(),
+                    uri_ptrs.as_ptr(),
+                    nids,
+                    ident.as_ptr(),
+                    form,
+                    &mut v,
+                )
+            };
+            (rc, v)
+        };
+        // sizes that do not tile, a wrong identifier count, an unknown form
+        assert_eq!(def(&[2, 2], &[3, 1, 1, 3], 1, form).0, NC_EINVAL);
+        assert_eq!(def(&[2, 2], &[3, 2, 1, 3], 2, form).0, NC_EINVAL);
+        assert_eq!(def(&[2, 2], &[3, 2, 1, 3], 1, 7).0, NC_EINVAL);
+        let (rc, v) = def(&[2, 2], &[3, 2, 1, 3], 1, form);
+        assert_eq!(rc, 0, "{}", last_error());
+        text(nc, v, "units", "K");
+        // still in define mode: another variable, then enddef
+        var(nc, "other", NC_INT, &[x]);
+        assert_eq!(nc_enddef(nc), 0, "{}", last_error());
+        assert_eq!(nc_close(nc), 0, "{}", last_error());
+        let nc = open(&path, "");
+        let tas = varid(nc, "tas");
+        assert_eq!(shape(nc, tas), vec![5, 4], "{store}");
+        let want: Vec<f64> = (0..5).flat_map(|r| (0..4).map(move |c| (10 * r + c) as f64)).collect();
+        assert_eq!(get_all(nc, tas, 20).unwrap(), want, "{store}");
+        assert!(varid(nc, "other") >= 0);
+        assert_eq!(nc_close(nc), 0);
+    }
+}
+
 /// An aggregation in a zip image opened with `nc_open_mem`: its fragments
 /// are found relative to the name the image is opened under.
 #[test]

@@ -18,6 +18,7 @@
 // hands the pointers on, which clippy would want marked `unsafe`.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+pub mod aggregate;
 pub(crate) mod args;
 // atts.rs and data.rs hold the typed variants (30 and 140), one signature
 // line each, so that they read as the tables they are: rustfmt leaves them.

@@ -25,6 +25,7 @@ pub mod calendar;
 pub mod conform;
 pub mod parse;
 pub mod units;
+pub mod write;
 
 use super::consts::*;
 use super::error::*;
