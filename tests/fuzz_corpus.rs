@@ -44,12 +44,12 @@ macro_rules! replay_tests {
         }
     )*};
 }
-replay_tests!(metadata, codec, url, zip, attrs, store, zarr3);
+replay_tests!(metadata, codec, url, zip, attrs, store, zarr3, aggregate);
 
 #[test]
 fn every_target_has_a_replay_test() {
     let names: Vec<&str> = targets::TARGETS.iter().map(|(n, _)| *n).collect();
-    assert_eq!(names, ["metadata", "codec", "url", "zip", "attrs", "store", "zarr3"]);
+    assert_eq!(names, ["metadata", "codec", "url", "zip", "attrs", "store", "zarr3", "aggregate"]);
     for n in names {
         assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fuzz/fuzz_targets/{n}.rs")).is_file(), "{n}");
     }

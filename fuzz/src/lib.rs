@@ -8,6 +8,7 @@
 //! an error; where a target can tell what the right answer is (a round trip,
 //! data written then read back), a wrong answer panics too.
 
+pub mod aggregate;
 pub mod attrs;
 pub mod codec;
 pub mod input;
@@ -32,6 +33,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("attrs", attrs::run),
     ("store", store::run),
     ("zarr3", zarr3::run),
+    ("aggregate", aggregate::run),
 ];
 
 /// Resource limits small enough that a hostile size is refused long before

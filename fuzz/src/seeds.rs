@@ -19,7 +19,11 @@ pub fn all() -> Vec<Seed> {
     out.extend(url());
     out.extend(attrs());
     out.extend(zarr3());
-    for (target, sizes) in [("zip", &[16usize, 48, 96, 200][..]), ("store", &[24, 64, 160, 400, 1000][..])] {
+    for (target, sizes) in [
+        ("zip", &[16usize, 48, 96, 200][..]),
+        ("store", &[24, 64, 160, 400, 1000][..]),
+        ("aggregate", &[8, 24, 48, 96, 160, 240, 400, 640][..]),
+    ] {
         for (i, &n) in sizes.iter().enumerate() {
             out.push((target, format!("seed-random-{i}"), pseudo_random(n, i as u64 + 1)));
         }

@@ -1,0 +1,6 @@
+//! libFuzzer entry of the `aggregate` target; the body is
+//! `nczarr_rs_fuzz::aggregate::run` (shared with the stable corpus replay,
+//! tests/fuzz_corpus.rs).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| nczarr_rs_fuzz::aggregate::run(data));
