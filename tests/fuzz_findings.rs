@@ -275,3 +275,44 @@ fn lzma_alone_format_empty_chunk() {
         assert!(c.decode(&enc, 2).is_err());
     }
 }
+
+/// `zarr3` target: a float fill value that is a NaN with a payload
+/// (`"0xffffffffffffffff"`) was written back as `"NaN"` when the dataset
+/// was rewritten, so the values of a chunk left out as all-fill read back
+/// as the canonical NaN, not the bits written. Non-canonical NaNs are now
+/// written in the hex form.
+#[test]
+fn a_nan_fill_value_keeps_its_bits_across_a_rewrite() {
+    mem_store(
+        "finding-nan-fill",
+        &[
+            ("zarr.json", r#"{"zarr_format": 3, "node_type": "group", "attributes": {}}"#),
+            (
+                "v/zarr.json",
+                r#"{"zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "float64",
+                   "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}},
+                   "chunk_key_encoding": {"name": "default"}, "fill_value": "0xffffffffffffffff",
+                   "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+                   "dimension_names": ["x"], "attributes": {}}"#,
+            ),
+        ],
+    );
+    let url = "mem://finding-nan-fill#mode=zarr,v3";
+    let bits = |ds: &nczarr_rs::engine::model::Dataset| {
+        let slab = ds.slab(0, 0, None, None, None, None, false).unwrap();
+        let mut buf = vec![0u8; 32];
+        ds.get_slab(0, 0, &slab, nczarr_rs::engine::data::MemOut::Bytes { memtype: NC_DOUBLE, buf: &mut buf }).unwrap();
+        buf.chunks(8).map(|b| u64::from_le_bytes(b.try_into().unwrap())).collect::<Vec<_>>()
+    };
+    let ds = file::open(url, NC_NOWRITE).unwrap();
+    assert_eq!(bits(&ds), vec![u64::MAX; 4]);
+    drop(ds);
+    // a rewrite: a value written, the metadata written back
+    let mut ds = file::open(url, NC_WRITE).unwrap();
+    let slab = ds.slab(0, 0, Some(&[0]), Some(&[1]), None, None, true).unwrap();
+    let one = Values::Double(vec![1.0]).to_ne_bytes();
+    ds.put_slab(0, 0, &slab, nczarr_rs::engine::data::MemIn::Bytes { memtype: NC_DOUBLE, buf: &one }).unwrap();
+    ds.close().unwrap();
+    let ds = file::open(url, NC_NOWRITE).unwrap();
+    assert_eq!(bits(&ds), vec![1f64.to_bits(), u64::MAX, u64::MAX, u64::MAX]);
+}

@@ -72,6 +72,13 @@ fn fill_json(values: &Values) -> Value {
         }
     };
     match values {
+        // a NaN other than the canonical one keeps its bits: the hex form
+        Values::Float(f) if f.first().is_some_and(|x| x.is_nan() && x.to_bits() != f32::NAN.to_bits()) => {
+            json!(format!("0x{:08x}", f[0].to_bits()))
+        }
+        Values::Double(f) if f.first().is_some_and(|x| x.is_nan() && x.to_bits() != f64::NAN.to_bits()) => {
+            json!(format!("0x{:016x}", f[0].to_bits()))
+        }
         Values::Float(f) if f.first().is_some_and(|x| !x.is_finite()) => float(f[0] as f64),
         Values::Double(f) if f.first().is_some_and(|x| !x.is_finite()) => float(f[0]),
         Values::Char(c) => json!(String::from_utf8_lossy(&c[..c.len().min(1)]).trim_end_matches('\0')),
