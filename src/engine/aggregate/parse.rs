@@ -173,9 +173,11 @@ fn python_to_json(text: &str) -> (String, Vec<usize>) {
                 i += 1;
                 while i < b.len() && b[i] != q {
                     if b[i] == b'\\' && i + 1 < b.len() {
-                        let esc = if b[i + 1] == b'\'' { "'".to_string() } else { text[i..i + 2].to_string() };
+                        // the escaped character may take several bytes
+                        let next = text[i + 1..].chars().next().expect("a character");
+                        let esc = if next == '\'' { "'".to_string() } else { format!("\\{next}") };
                         push(&mut out, &mut map, &esc, i);
-                        i += 2;
+                        i += 1 + next.len_utf8();
                         continue;
                     }
                     if b[i] == b'"' {
@@ -819,6 +821,15 @@ mod tests {
         assert_eq!(v["b"][1][1], 3);
         assert!(v["c"].is_null());
         assert_eq!(v["d"], "it's \"x\"");
+    }
+
+    #[test]
+    fn escapes_of_multibyte_characters() {
+        // found by the `aggregate` fuzz target: a backslash before a
+        // character of several bytes sliced the text inside it (a panic)
+        assert!(parse_json("{'a': '\\é'}").is_err());
+        assert!(parse_json("{'a': '\\\u{fffd}x'}").is_err());
+        assert_eq!(parse_json("{'a': 'x\\\\é'}").unwrap()["a"], "x\\é");
     }
 
     #[test]
