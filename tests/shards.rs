@@ -86,6 +86,42 @@ fn repeated_small_reads_of_one_chunk_end_up_cached() {
     assert_eq!(c.take(), (0, 0), "then from the cache");
 }
 
+/// Whole shards written in parallel by several writers at once, each
+/// shard encoding its inner chunks in parallel: a worker waiting for its
+/// inner chunks may run another shard's write on the same thread (rayon's
+/// work stealing), which used to find the thread's chunk buffer borrowed
+/// and panic ("RefCell already borrowed"; a clean-clone CI run met it).
+#[test]
+fn nested_parallel_shard_writes_share_no_buffer() {
+    let dir = tempfile::tempdir().unwrap();
+    // four writers at once, as the tests of this file run
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let dir = dir.path();
+            s.spawn(move || shard_writes(dir, t));
+        }
+    });
+}
+
+fn shard_writes(dir: &std::path::Path, t: usize) {
+    for round in 0..10 {
+        let url = format!("file://{}/n{t}-{round}.zarr#mode=zarr,v3,file", dir.display());
+        let mut ds = file::create(&url, NC_CLOBBER).unwrap();
+        let x = ds.def_dim(0, "x", 256).unwrap() as i32;
+        let y = ds.def_dim(0, "y", 256).unwrap() as i32;
+        ds.def_var(0, "v", NC_INT, &[x, y]).unwrap();
+        ds.def_var_chunking(0, 0, NC_CHUNKED, Some(&[8, 8])).unwrap();
+        ds.def_var_codec_filter(0, 0, 32015, &[1]).unwrap();
+        ds.def_var_shard(0, 0, &[32, 32]).unwrap();
+        ds.enddef().unwrap();
+        let all: Vec<i32> = (0..256 * 256).collect();
+        put(&mut ds, &[0, 0], &[256, 256], &all);
+        ds.close().unwrap();
+        let ds = file::open(&url, NC_NOWRITE).unwrap();
+        assert_eq!(get(&ds, &[0, 0], &[256, 256]).unwrap(), all);
+    }
+}
+
 #[test]
 fn writes_stay_visible_through_the_inner_chunk_cache() {
     let dir = tempfile::tempdir().unwrap();

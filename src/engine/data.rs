@@ -34,8 +34,20 @@ use std::sync::Arc;
 
 thread_local! {
     /// A chunk buffer per worker thread, reused across chunks and calls so
-    /// that bulk I/O allocates nothing per chunk.
+    /// that bulk I/O allocates nothing per chunk (see [`with_chunk_buf`]).
     static CHUNK_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with this thread's reusable chunk buffer, or with a new one
+/// when that one is in use: a worker waiting inside a nested parallel step
+/// (the inner chunks of a shard being encoded or decoded) may run another
+/// chunk's work on the same thread meanwhile (rayon's work stealing), while
+/// the first still holds the buffer.
+fn with_chunk_buf<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+    CHUNK_BUF.with(|b| match b.try_borrow_mut() {
+        Ok(mut buf) => f(&mut buf),
+        Err(_) => f(&mut Vec::new()),
+    })
 }
 
 /// Chunk work on network stores (`Store::io_bound`): as many requests in
@@ -1109,14 +1121,13 @@ impl Dataset {
                 let chunk = self.load_chunk(&lay, &cache, &key, true)?;
                 copy_out(&chunk, &runs)
             } else {
-                CHUNK_BUF.with(|b| -> NcResult<bool> {
-                    let mut buf = b.borrow_mut();
-                    if self.store.get_into(&key, &mut buf)? {
-                        lay.decode_in_place(&key, &mut buf)?;
+                with_chunk_buf(|buf| -> NcResult<bool> {
+                    if self.store.get_into(&key, buf)? {
+                        lay.decode_in_place(&key, buf)?;
                     } else {
-                        lay.fill_into(&key, &mut buf)?;
+                        lay.fill_into(&key, buf)?;
                     }
-                    Ok(copy_out(&buf, &runs))
+                    Ok(copy_out(buf, &runs))
                 })?
             };
             if r {
@@ -1249,15 +1260,14 @@ impl Dataset {
             }
             let r = if full {
                 // The whole chunk is new: no read, a reused buffer, straight to the store.
-                CHUNK_BUF.with(|b| -> NcResult<bool> {
-                    let mut buf = b.borrow_mut();
+                with_chunk_buf(|buf| -> NcResult<bool> {
                     if !(interior && buf.len() == lay.chunk_bytes()) {
                         // an interior chunk is overwritten entirely below
-                        lay.fill_into(&key, &mut buf)?;
+                        lay.fill_into(&key, buf)?;
                     }
-                    let r = fill_in(&mut buf);
+                    let r = fill_in(buf);
                     cache.remove(&key);
-                    lay.encode_and_write(&*store, &key, &buf)?;
+                    lay.encode_and_write(&*store, &key, buf)?;
                     Ok(r)
                 })?
             } else {
