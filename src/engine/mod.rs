@@ -16,6 +16,7 @@ pub mod format;
 pub mod json;
 pub mod model;
 pub mod names;
+pub mod ncfile;
 pub mod quantize;
 pub mod slab;
 pub mod types;

@@ -99,8 +99,20 @@ pub struct Var {
     /// objects of this shape (`sharding_indexed`).
     pub shard: Option<Shard>,
     /// Where the data come from when not from chunks of this store: an
-    /// aggregated variable's partitions (`engine::aggregate`).
-    pub source: Option<Arc<super::aggregate::Aggregated>>,
+    /// aggregated variable's partitions (`engine::aggregate`), or the
+    /// netCDF file the dataset was read from (`engine::ncfile`).
+    pub source: Option<Arc<dyn VarSource>>,
+}
+
+/// The data of a variable that are not chunks of the dataset's store.
+pub trait VarSource: Send + Sync + std::fmt::Debug {
+    /// Reads `slab` into the caller's memory (`NC_ERANGE` after filling
+    /// the buffer if some value did not fit the memory type).
+    fn read(&self, slab: &super::slab::Slab, out: super::data::MemOut) -> NcResult<()>;
+    /// An aggregated variable (not usable as another aggregation's fragment).
+    fn is_aggregation(&self) -> bool {
+        false
+    }
 }
 
 /// How a Zarr v3 variable's chunks are grouped into shards: `shape`

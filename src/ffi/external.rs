@@ -17,7 +17,11 @@ use crate::engine::aggregate::{self, FragVar, Fragment, FragmentReader, Region, 
 use crate::engine::consts::*;
 use crate::engine::convert::{convert, elem_size};
 use crate::engine::error::*;
+use crate::engine::model::Att;
+use crate::engine::ncfile::{DescDim, DescGroup, DescVar, Described};
+use crate::engine::types::Values;
 use crate::engine::{NcError, NcResult};
+use std::collections::{HashMap, VecDeque};
 use std::ffi::{c_void, CStr, CString};
 use std::os::raw::{c_char, c_int};
 use std::sync::{Arc, Mutex, Once, OnceLock};
@@ -31,6 +35,30 @@ pub(crate) fn install() {
 /// Serialises calls into libnetcdf.
 static NETCDF_LOCK: Mutex<()> = Mutex::new(());
 
+/// Takes [`NETCDF_LOCK`], first turning off HDF5's printing of its error
+/// stack on this thread: libnetcdf does so when it starts, on its first
+/// thread only, and a thread-safe HDF5 keeps that setting per thread; the
+/// reads of an aggregation run on worker threads, where every probe of a
+/// missing attribute would otherwise print an "HDF5-DIAG" trace.
+fn netcdf_lock() -> std::sync::MutexGuard<'static, ()> {
+    thread_local!(static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
+    let guard = NETCDF_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    if !QUIET.with(|q| q.replace(true)) {
+        if let Some(lib) = reading_library() {
+            let p = symbol_in(lib, c"H5Eset_auto2");
+            if p != 0 {
+                // SAFETY: HDF5's `herr_t H5Eset_auto2(hid_t estack, H5E_auto2_t
+                // func, void *client_data)`; `H5E_DEFAULT` is 0, and a NULL
+                // function turns printing off.
+                let set_auto: unsafe extern "C" fn(i64, *mut c_void, *mut c_void) -> c_int =
+                    unsafe { std::mem::transmute::<usize, _>(p) };
+                unsafe { set_auto(0, std::ptr::null_mut(), std::ptr::null_mut()) };
+            }
+        }
+    }
+    guard
+}
+
 type OpenFn = unsafe extern "C" fn(*const c_char, c_int, *mut c_int) -> c_int;
 type CloseFn = unsafe extern "C" fn(c_int) -> c_int;
 type IdByNameFn = unsafe extern "C" fn(c_int, *const c_char, *mut c_int) -> c_int;
@@ -43,6 +71,12 @@ type FreeStringFn = unsafe extern "C" fn(usize, *mut *mut c_char) -> c_int;
 type InqFillFn = unsafe extern "C" fn(c_int, c_int, *mut c_int, *mut c_void) -> c_int;
 type GetVarsFn = unsafe extern "C" fn(c_int, c_int, *const usize, *const usize, *const isize, *mut c_void) -> c_int;
 type StrErrorFn = unsafe extern "C" fn(c_int) -> *const c_char;
+type InqIdsFn = unsafe extern "C" fn(c_int, *mut c_int, *mut c_int) -> c_int;
+type InqDimidsFn = unsafe extern "C" fn(c_int, *mut c_int, *mut c_int, c_int) -> c_int;
+type InqNameFn = unsafe extern "C" fn(c_int, *mut c_char) -> c_int;
+type InqDimFn = unsafe extern "C" fn(c_int, c_int, *mut c_char, *mut usize) -> c_int;
+type InqAttNameFn = unsafe extern "C" fn(c_int, c_int, c_int, *mut c_char) -> c_int;
+type InqVarNattsFn = unsafe extern "C" fn(c_int, c_int, *mut c_int) -> c_int;
 
 /// The libnetcdf functions the reader calls.
 struct Netcdf {
@@ -60,6 +94,15 @@ struct Netcdf {
     inq_var_fill: InqFillFn,
     get_vars: GetVarsFn,
     strerror: StrErrorFn,
+    inq_grps: InqIdsFn,
+    inq_grpname: InqNameFn,
+    inq_dimids: InqDimidsFn,
+    inq_dim: InqDimFn,
+    inq_unlimdims: InqIdsFn,
+    inq_varids: InqIdsFn,
+    inq_attname: InqAttNameFn,
+    inq_varnatts: InqVarNattsFn,
+    get_att: GetAttFn,
 }
 
 /// Loads the functions (each time until found: Python may load its
@@ -99,6 +142,15 @@ fn netcdf() -> NcResult<&'static Netcdf> {
         inq_var_fill: sym!(c"nc_inq_var_fill" as InqFillFn),
         get_vars: sym!(c"nc_get_vars" as GetVarsFn),
         strerror: sym!(c"nc_strerror" as StrErrorFn),
+        inq_grps: sym!(c"nc_inq_grps" as InqIdsFn),
+        inq_grpname: sym!(c"nc_inq_grpname" as InqNameFn),
+        inq_dimids: sym!(c"nc_inq_dimids" as InqDimidsFn),
+        inq_dim: sym!(c"nc_inq_dim" as InqDimFn),
+        inq_unlimdims: sym!(c"nc_inq_unlimdims" as InqIdsFn),
+        inq_varids: sym!(c"nc_inq_varids" as InqIdsFn),
+        inq_attname: sym!(c"nc_inq_attname" as InqAttNameFn),
+        inq_varnatts: sym!(c"nc_inq_varnatts" as InqVarNattsFn),
+        get_att: sym!(c"nc_get_att" as GetAttFn),
     };
     Ok(FOUND.get_or_init(|| n))
 }
@@ -123,7 +175,7 @@ impl FragmentReader for NetcdfReader {
         let nc = netcdf()?;
         let c = CString::new(path).map_err(|_| NcError::with(NC_EINVAL, "a path with a NUL byte"))?;
         let mut ncid: c_int = 0;
-        let _l = NETCDF_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let _l = netcdf_lock();
         // SAFETY: valid NUL-terminated path and out pointer.
         nc.check(unsafe { (nc.open)(c.as_ptr(), NC_NOWRITE, &mut ncid) }, || format!("opening {path}"))?;
         Ok(Arc::new(NetcdfFile { nc, ncid, path: path.to_string() }))
@@ -139,48 +191,66 @@ struct NetcdfFile {
 
 impl Drop for NetcdfFile {
     fn drop(&mut self) {
-        let _l = NETCDF_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let _l = netcdf_lock();
         // SAFETY: an ncid this value opened.
         unsafe { (self.nc.close)(self.ncid) };
     }
 }
 
+/// Whether the dataset libnetcdf has open as `ncid` says in its global
+/// `Conventions` that it may hold aggregation variables (see
+/// [`aggregate::conventions_aggregate`]).
+pub(crate) fn may_aggregate(ncid: c_int) -> bool {
+    let Ok(nc) = netcdf() else { return false };
+    let _l = netcdf_lock();
+    [c"Conventions", c"conventions"]
+        .iter()
+        .any(|n| text_att(nc, ncid, NC_GLOBAL, n).is_some_and(|c| aggregate::conventions_aggregate(&c)))
+}
+
 impl NetcdfFile {
     /// A text attribute (char or string), if there is one.
     fn text_att(&self, ncid: c_int, varid: c_int, name: &CStr) -> Option<String> {
-        let nc = self.nc;
-        let (mut t, mut len): (c_int, usize) = (0, 0);
-        // SAFETY: valid name and out pointers.
-        if unsafe { (nc.inq_att)(ncid, varid, name.as_ptr(), &mut t, &mut len) } != NC_NOERR || len == 0 {
-            return None;
-        }
-        if len > 1 << 20 {
-            return None;
-        }
-        match t {
-            NC_CHAR => {
-                let mut b = vec![0u8; len];
-                // SAFETY: `b` holds `len` chars.
-                let rc = unsafe { (nc.get_att_text)(ncid, varid, name.as_ptr(), b.as_mut_ptr() as *mut c_void) };
-                (rc == NC_NOERR).then(|| String::from_utf8_lossy(&b).trim_end_matches('\0').to_string())
-            }
-            NC_STRING => {
-                let mut p: Vec<*mut c_char> = vec![std::ptr::null_mut(); len];
-                // SAFETY: `p` holds `len` string pointers, freed below.
-                let rc = unsafe { (nc.get_att_string)(ncid, varid, name.as_ptr(), p.as_mut_ptr() as *mut c_void) };
-                if rc != NC_NOERR {
-                    return None;
-                }
-                // SAFETY: libnetcdf filled NUL-terminated strings (or NULL).
-                let s = (!p[0].is_null()).then(|| unsafe { CStr::from_ptr(p[0]) }.to_string_lossy().into_owned());
-                // SAFETY: the strings libnetcdf allocated.
-                unsafe { (nc.free_string)(len, p.as_mut_ptr()) };
-                s
-            }
-            _ => None,
-        }
+        text_att(self.nc, ncid, varid, name)
     }
+}
 
+/// A text attribute (char or string), if there is one (the caller holds
+/// the lock).
+fn text_att(nc: &Netcdf, ncid: c_int, varid: c_int, name: &CStr) -> Option<String> {
+    let (mut t, mut len): (c_int, usize) = (0, 0);
+    // SAFETY: valid name and out pointers.
+    if unsafe { (nc.inq_att)(ncid, varid, name.as_ptr(), &mut t, &mut len) } != NC_NOERR || len == 0 {
+        return None;
+    }
+    if len > 1 << 20 {
+        return None;
+    }
+    match t {
+        NC_CHAR => {
+            let mut b = vec![0u8; len];
+            // SAFETY: `b` holds `len` chars.
+            let rc = unsafe { (nc.get_att_text)(ncid, varid, name.as_ptr(), b.as_mut_ptr() as *mut c_void) };
+            (rc == NC_NOERR).then(|| String::from_utf8_lossy(&b).trim_end_matches('\0').to_string())
+        }
+        NC_STRING => {
+            let mut p: Vec<*mut c_char> = vec![std::ptr::null_mut(); len];
+            // SAFETY: `p` holds `len` string pointers, freed below.
+            let rc = unsafe { (nc.get_att_string)(ncid, varid, name.as_ptr(), p.as_mut_ptr() as *mut c_void) };
+            if rc != NC_NOERR {
+                return None;
+            }
+            // SAFETY: libnetcdf filled NUL-terminated strings (or NULL).
+            let s = (!p[0].is_null()).then(|| unsafe { CStr::from_ptr(p[0]) }.to_string_lossy().into_owned());
+            // SAFETY: the strings libnetcdf allocated.
+            unsafe { (nc.free_string)(len, p.as_mut_ptr()) };
+            s
+        }
+        _ => None,
+    }
+}
+
+impl NetcdfFile {
     /// A numeric attribute as doubles.
     fn num_att(&self, ncid: c_int, varid: c_int, name: &CStr) -> Vec<f64> {
         let nc = self.nc;
@@ -202,10 +272,184 @@ impl NetcdfFile {
     }
 }
 
+/// Most entries one listing of a netCDF file may hold (groups, dimensions,
+/// variables or attributes of one object): far above any real file, and a
+/// bound on what a crafted one makes this library allocate.
+const MAX_LISTED: c_int = 1 << 22;
+
+impl NetcdfFile {
+    /// The ids a `nc_inq_*ids`-style call lists (`f(count, ids)`, called
+    /// with NULL first for the count).
+    fn ids(&self, what: &str, f: impl Fn(*mut c_int, *mut c_int) -> c_int) -> NcResult<Vec<c_int>> {
+        let mut n: c_int = 0;
+        self.nc.check(f(&mut n, std::ptr::null_mut()), || format!("{what} in {}", self.path))?;
+        if !(0..=MAX_LISTED).contains(&n) {
+            return Err(NcError::with(NC_ENOTBUILT, format!("{}: {n} {what}", self.path)));
+        }
+        let mut ids = vec![0 as c_int; n as usize];
+        if n > 0 {
+            self.nc.check(f(&mut n, ids.as_mut_ptr()), || format!("{what} in {}", self.path))?;
+        }
+        ids.truncate(n.max(0) as usize);
+        Ok(ids)
+    }
+
+    /// A name libnetcdf writes into a buffer of `NC_MAX_NAME + 1` bytes.
+    fn name(&self, f: impl FnOnce(*mut c_char) -> c_int) -> NcResult<String> {
+        let mut buf = [0 as c_char; NC_MAX_NAME as usize + 1];
+        self.nc.check(f(buf.as_mut_ptr()), || format!("a name in {}", self.path))?;
+        *buf.last_mut().expect("nonempty") = 0;
+        // SAFETY: NUL-terminated (the last byte at least).
+        Ok(unsafe { CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned())
+    }
+
+    /// Every attribute of a variable (`NC_GLOBAL`: of the group).
+    fn atts(&self, ncid: c_int, varid: c_int) -> NcResult<Vec<Att>> {
+        let nc = self.nc;
+        let mut natts: c_int = 0;
+        // SAFETY: out pointer.
+        nc.check(unsafe { (nc.inq_varnatts)(ncid, varid, &mut natts) }, || format!("attributes in {}", self.path))?;
+        if !(0..=MAX_LISTED).contains(&natts) {
+            return Err(NcError::with(NC_ENOTBUILT, format!("{}: {natts} attributes", self.path)));
+        }
+        let max = crate::limits::limits().max_metadata_bytes;
+        let mut atts = Vec::with_capacity(natts as usize);
+        for i in 0..natts {
+            // SAFETY: a name buffer of NC_MAX_NAME + 1 bytes.
+            let name = self.name(|p| unsafe { (nc.inq_attname)(ncid, varid, i, p) })?;
+            let cname = CString::new(name.as_str()).map_err(|_| NcError::new(NC_EBADNAME))?;
+            let what = || format!("attribute {name} in {}", self.path);
+            let (mut t, mut len): (c_int, usize) = (0, 0);
+            // SAFETY: valid name and out pointers.
+            nc.check(unsafe { (nc.inq_att)(ncid, varid, cname.as_ptr(), &mut t, &mut len) }, what)?;
+            let values = if t == NC_STRING {
+                if len as u64 > max / 8 {
+                    return Err(NcError::with(NC_ENOTBUILT, format!("{}: {len} strings", what())));
+                }
+                let mut p: Vec<*mut c_char> = vec![std::ptr::null_mut(); len];
+                if len > 0 {
+                    // SAFETY: `p` holds `len` string pointers, freed below.
+                    let rc = unsafe { (nc.get_att_string)(ncid, varid, cname.as_ptr(), p.as_mut_ptr() as *mut c_void) };
+                    nc.check(rc, what)?;
+                }
+                let strings = p
+                    .iter()
+                    .map(|&q| {
+                        // SAFETY: NUL-terminated strings (or NULL) from libnetcdf.
+                        (!q.is_null()).then(|| unsafe { CStr::from_ptr(q) }.to_string_lossy().into_owned())
+                    })
+                    .map(Option::unwrap_or_default)
+                    .collect();
+                if len > 0 {
+                    // SAFETY: the strings libnetcdf allocated.
+                    unsafe { (nc.free_string)(len, p.as_mut_ptr()) };
+                }
+                Values::String(strings)
+            } else {
+                let size = crate::engine::types::type_size(t)
+                    .ok_or_else(|| NcError::with(NC_ENOTBUILT, format!("{}: a user-defined type", what())))?;
+                let bytes = (len as u64).checked_mul(size as u64).filter(|&b| b <= max).ok_or_else(|| {
+                    NcError::with(NC_ENOTBUILT, format!("{}: {len} values, over the metadata limit", what()))
+                })?;
+                let mut b = vec![0u8; bytes as usize];
+                if len > 0 {
+                    // SAFETY: `b` holds `len` values of the attribute's type.
+                    nc.check(
+                        unsafe { (nc.get_att)(ncid, varid, cname.as_ptr(), b.as_mut_ptr() as *mut c_void) },
+                        what,
+                    )?;
+                }
+                Values::from_ne_bytes(t, &b)?
+            };
+            atts.push(Att { name, values });
+        }
+        Ok(atts)
+    }
+}
+
 impl Fragment for NetcdfFile {
+    fn describe(&self) -> NcResult<Described> {
+        let nc = self.nc;
+        let _l = netcdf_lock();
+        let max_groups = crate::limits::limits().max_groups;
+        let mut d = Described::default();
+        let mut dim_index: HashMap<c_int, usize> = HashMap::new();
+        let mut queue: VecDeque<(c_int, Option<usize>)> = VecDeque::from([(self.ncid, None)]);
+        while let Some((gid, parent)) = queue.pop_front() {
+            let gi = d.groups.len();
+            if gi >= max_groups {
+                return Err(NcError::with(NC_ENOTBUILT, format!("{}: over {max_groups} groups", self.path)));
+            }
+            // SAFETY (each call below): out pointers and buffers of the sizes
+            // libnetcdf writes (counts from the call before, names of
+            // NC_MAX_NAME + 1 bytes).
+            let name =
+                if parent.is_none() { "/".to_string() } else { self.name(|p| unsafe { (nc.inq_grpname)(gid, p) })? };
+            let unlimited = self.ids("unlimited dimensions", |n, p| unsafe { (nc.inq_unlimdims)(gid, n, p) })?;
+            for id in self.ids("dimensions", |n, p| unsafe { (nc.inq_dimids)(gid, n, p, 0) })? {
+                let mut len = 0usize;
+                let dname = self.name(|p| unsafe { (nc.inq_dim)(gid, id, p, &mut len) })?;
+                dim_index.insert(id, d.dims.len());
+                d.dims.push(DescDim { name: dname, len: len as u64, unlimited: unlimited.contains(&id), group: gi });
+            }
+            let atts = self.atts(gid, NC_GLOBAL)?;
+            let mut vars = Vec::new();
+            for varid in self.ids("variables", |n, p| unsafe { (nc.inq_varids)(gid, n, p) })? {
+                let (mut t, mut nd, mut natts) = (0, 0, 0);
+                let what = || format!("variable {varid} in {}", self.path);
+                let (null_name, null_ids) = (std::ptr::null_mut(), std::ptr::null_mut());
+                nc.check(unsafe { (nc.inq_var)(gid, varid, null_name, &mut t, &mut nd, null_ids, &mut natts) }, what)?;
+                if !(0..=NC_MAX_VAR_DIMS).contains(&nd) {
+                    return Err(NcError::with(NC_ENOTBUILT, format!("{}: rank {nd}", what())));
+                }
+                let mut ids = vec![0 as c_int; nd.max(1) as usize];
+                let vname =
+                    self.name(|p| unsafe { (nc.inq_var)(gid, varid, p, &mut t, &mut nd, ids.as_mut_ptr(), null_ids) })?;
+                let dimids = ids[..nd as usize]
+                    .iter()
+                    .map(|id| dim_index.get(id).copied())
+                    .collect::<Option<Vec<usize>>>()
+                    .ok_or_else(|| NcError::with(NC_ENOTBUILT, format!("{}: a dimension not seen", what())))?;
+                let mut no_fill: c_int = 0;
+                let rc = unsafe { (nc.inq_var_fill)(gid, varid, &mut no_fill, std::ptr::null_mut()) };
+                let no_fill = rc == NC_NOERR && no_fill != 0;
+                vars.push(DescVar {
+                    name: vname,
+                    nctype: t,
+                    dimids,
+                    atts: self.atts(gid, varid)?,
+                    no_fill,
+                    handle: (gid as i64, varid as i64),
+                });
+            }
+            d.groups.push(DescGroup { name, parent, atts, vars });
+            for child in self.ids("groups", |n, p| unsafe { (nc.inq_grps)(gid, n, p) })? {
+                queue.push_back((child, Some(gi)));
+            }
+        }
+        Ok(d)
+    }
+
+    fn read_strings(&self, var: &FragVar, region: &Region, out: &mut [String]) -> NcResult<()> {
+        let nc = self.nc;
+        if var.nctype != NC_STRING {
+            return Err(NcError::new(NC_EBADTYPE));
+        }
+        let mut ptrs: Vec<*mut c_char> = vec![std::ptr::null_mut(); out.len()];
+        self.get_vars(var, region, ptrs.as_mut_ptr() as *mut c_void)?;
+        for (s, &p) in out.iter_mut().zip(&ptrs) {
+            // SAFETY: NUL-terminated strings (or NULL) from libnetcdf.
+            *s = if p.is_null() { String::new() } else { unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned() };
+        }
+        let _l = netcdf_lock();
+        // SAFETY: the strings libnetcdf allocated.
+        unsafe { (nc.free_string)(ptrs.len(), ptrs.as_mut_ptr()) };
+        Ok(())
+    }
+
     fn var(&self, name: &str) -> NcResult<FragVar> {
         let nc = self.nc;
-        let _l = NETCDF_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let _l = netcdf_lock();
         let what = || format!("{} in {}", name, self.path);
         let path = name.trim_start_matches('/');
         let mut parts: Vec<&str> = path.split('/').collect();
@@ -273,16 +517,29 @@ impl Fragment for NetcdfFile {
     }
 
     fn read(&self, var: &FragVar, region: &Region, memtype: NcType, out: &mut [u8]) -> NcResult<bool> {
-        let nc = self.nc;
-        let Region { start, count, stride } = *region;
-        let n = count.iter().try_fold(1u64, |a, &c| a.checked_mul(c)).ok_or_else(|| NcError::new(NC_EEDGE))?;
-        let fsize = elem_size(var.nctype) as u64;
+        let n = region.count.iter().try_fold(1u64, |a, &c| a.checked_mul(c)).ok_or_else(|| NcError::new(NC_EEDGE))?;
         let need = n.checked_mul(elem_size(memtype) as u64).ok_or_else(|| NcError::new(NC_EEDGE))?;
         if (out.len() as u64) < need {
             return Err(NcError::with(NC_EINTERNAL, "fragment read: buffer too small"));
         }
+        if memtype == var.nctype {
+            self.get_vars(var, region, out.as_mut_ptr() as *mut c_void)?;
+            return Ok(false);
+        }
+        let fsize = elem_size(var.nctype) as u64;
         let mut tmp = crate::limits::try_zeroed(n.saturating_mul(fsize), crate::limits::limits().max_chunk_bytes)
             .map_err(|e| NcError::with(NC_ENOMEM, e.to_string()))?;
+        self.get_vars(var, region, tmp.as_mut_ptr() as *mut c_void)?;
+        Ok(convert(var.nctype, &tmp, memtype, out, n as usize))
+    }
+}
+
+impl NetcdfFile {
+    /// `nc_get_vars` of `region` into `buf`, which holds the region's
+    /// values in the variable's own type.
+    fn get_vars(&self, var: &FragVar, region: &Region, buf: *mut c_void) -> NcResult<()> {
+        let nc = self.nc;
+        let Region { start, count, stride } = *region;
         let conv = |v: &[u64]| -> Vec<usize> { v.iter().map(|&x| x as usize).collect() };
         let (s, c) = (conv(start), conv(count));
         let st: Vec<isize> = stride.iter().map(|&x| isize::try_from(x).unwrap_or(isize::MAX)).collect();
@@ -292,17 +549,12 @@ impl Fragment for NetcdfFile {
         } else {
             (s.as_ptr(), c.as_ptr(), st.as_ptr())
         };
-        {
-            let _l = NETCDF_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-            // SAFETY: start/count/stride hold one entry per dimension of the
-            // variable (its rank, from nc_inq_var) and `tmp` holds the
-            // `count` product of elements of the variable's own type.
-            let rc = unsafe {
-                (nc.get_vars)(var.handle.0 as c_int, var.handle.1 as c_int, sp, cp, tp, tmp.as_mut_ptr() as *mut c_void)
-            };
-            nc.check(rc, || format!("reading {}", self.path))?;
-        }
-        Ok(convert(var.nctype, &tmp, memtype, out, n as usize))
+        let _l = netcdf_lock();
+        // SAFETY: start/count/stride hold one entry per dimension of the
+        // variable (its rank, from nc_inq_var) and the caller's `buf` holds
+        // the `count` product of elements of the variable's own type.
+        let rc = unsafe { (nc.get_vars)(var.handle.0 as c_int, var.handle.1 as c_int, sp, cp, tp, buf) };
+        nc.check(rc, || format!("reading {}", self.path))
     }
 }
 

@@ -2,13 +2,13 @@
 
 use super::args::{c_str, in_slice, opt_c_str, out, out_name, out_slice};
 use super::boundary::guard;
-use super::interpose::{by_ncid, by_path};
+use super::interpose::{by_ncid, by_path, real_fn};
 use super::nc::{add_file, make_ncid, read, sibling_ncid, split, write, FILES};
 use super::types::nc_type;
 use crate::engine::consts::*;
 use crate::engine::error::*;
 use crate::engine::types::{type_name, type_size};
-use crate::engine::{file, NcError, NcResult};
+use crate::engine::{file, ncfile, NcError, NcResult};
 use std::os::raw::{c_char, c_int};
 use std::ptr::null_mut;
 
@@ -19,7 +19,18 @@ use std::ptr::null_mut;
 pub(crate) unsafe fn new_dataset(path: *const c_char, mode: c_int, ncidp: *mut c_int, create: bool) -> NcResult<()> {
     let path = c_str(path)?;
     super::external::install();
-    let ds = if create { file::create(path, mode)? } else { file::open(path, mode)? };
+    let ds = if create {
+        file::create(path, mode)?
+    } else {
+        // not a Zarr store: a netCDF file with aggregation variables, read
+        // through libnetcdf (when no real libnetcdf serves the process;
+        // else see `open_forwarded`)
+        let netcdf_file = !file::claims(path, false) && std::path::Path::new(path).is_file();
+        match netcdf_file.then(|| ncfile::open(path, mode).ok().flatten()).flatten() {
+            Some(ds) => ds,
+            None => file::open(path, mode)?,
+        }
+    };
     let id = add_file(ds)?;
     out(ncidp, make_ncid(id, 0));
     Ok(())
@@ -62,8 +73,42 @@ pub unsafe extern "C" fn nc__create(
 /// `path` is a NUL-terminated string; `ncidp` points to an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_open(path: *const c_char, mode: c_int, ncidp: *mut c_int) -> c_int {
-    by_path!(path, false => nc_open(path, mode, ncidp));
+    if !super::interpose::claims(path, false) {
+        if let Some(f) = real_fn!(nc_open(path, mode, ncidp)) {
+            return open_forwarded(path, mode, ncidp, f(path, mode, ncidp));
+        }
+    }
     guard("nc_open", || new_dataset(path, mode, ncidp, false))
+}
+
+/// A dataset that the real libnetcdf has opened (status `rc`) stays its
+/// own, except a netCDF file opened read-only whose `Conventions` name an
+/// aggregation convention and that holds aggregation variables: that one
+/// is read again through this engine (`engine::ncfile`), which presents
+/// its aggregated variables, and libnetcdf's handle is closed. On any
+/// error in doing so the file stays libnetcdf's, as stored.
+unsafe fn open_forwarded(path: *const c_char, mode: c_int, ncidp: *mut c_int, rc: c_int) -> c_int {
+    if rc != NC_NOERR || mode & NC_WRITE != 0 || ncidp.is_null() || !crate::engine::aggregate::enabled_by_env() {
+        return rc;
+    }
+    // SAFETY: libnetcdf has just written the ncid there.
+    let theirs = unsafe { *ncidp };
+    if !super::external::may_aggregate(theirs) {
+        return rc;
+    }
+    let _ = guard("nc_open", || {
+        super::external::install();
+        let Some(ds) = ncfile::open(c_str(path)?, mode)? else {
+            return Ok(());
+        };
+        let id = add_file(ds)?;
+        if let Some(close) = real_fn!(nc_close(theirs)) {
+            close(theirs);
+        }
+        out(ncidp, make_ncid(id, 0));
+        Ok(())
+    });
+    rc
 }
 
 /// `nc_open` with a netCDF-3 tuning argument, which NCZarr ignores.
@@ -77,7 +122,11 @@ pub unsafe extern "C" fn nc__open(
     chunksizehintp: *mut usize,
     ncidp: *mut c_int,
 ) -> c_int {
-    by_path!(path, false => nc__open(path, mode, chunksizehintp, ncidp));
+    if !super::interpose::claims(path, false) {
+        if let Some(f) = real_fn!(nc__open(path, mode, chunksizehintp, ncidp)) {
+            return open_forwarded(path, mode, ncidp, f(path, mode, chunksizehintp, ncidp));
+        }
+    }
     let _ = chunksizehintp;
     guard("nc__open", || new_dataset(path, mode, ncidp, false))
 }

@@ -45,6 +45,12 @@ impl MemoryStore {
         Ok(MemoryStore { name, objects, writable: true })
     }
 
+    /// An empty read-only store of its own, in no registry (nothing can
+    /// open it by name): the store of a dataset whose data live elsewhere.
+    pub fn detached(location: &str) -> Self {
+        MemoryStore { name: location.to_string(), objects: Default::default(), writable: false }
+    }
+
     pub fn open(location: &str, writable: bool) -> MapResult<Self> {
         let name = store_name(location)?;
         let objects = registry().get(&name).cloned().ok_or_else(|| MapError::RootNotFound(location.to_string()))?;

@@ -4,8 +4,8 @@ computes for the same aggregated field.
 
 - CF-1.13 aggregations written by cfdm/cf-python (pip): Zarr v3 stores
   with netCDF-4 fragments and with Zarr fragments, netCDF-4 aggregation
-  files (copied to NCZarr with the netCDF4 wheel, since our engine opens
-  Zarr), absolute `file://` URIs;
+  files (read directly, through libnetcdf, and as copies in NCZarr made
+  with the netCDF4 wheel), absolute `file://` URIs;
 - aggregations written here in the CF-1.13 form (cf-python reads them for
   the expected values): fragment units (`degC`, `K @ 273.15`), reference
   times in every CF calendar, `unique_values`, missing fragments;
@@ -268,6 +268,7 @@ for label, path, ref in [
     ("CF-1.13 Zarr v3 store, Zarr v3 fragments (cf-python)", "cf/agg_zarrfrags.zarr", None),
     ("CF-1.13 Zarr v3 store, absolute file:// URIs (cf-python)", "cf/agg_abs.zarr", None),
     ("CF-1.13 netCDF-4 file (cf-python) as NCZarr", "cf/agg_nc.zarr", "cf/agg.nc"),
+    ("CF-1.13 netCDF-4 file (cf-python)", "cf/agg.nc", None),
 ]:
     exp = cf_expected(ref or path, "q", q_fill)
     compare(label, path, "q", exp, dims=["lat", "lon"], hidden=FRAGMENT_VARS)
@@ -288,8 +289,20 @@ def ncdump_preloaded(label, path, var, expected):
     check(ok, f"{label}: ncdump -v {var} under LD_PRELOAD prints the assembled values" + ("" if ok else f": {r.stderr[:300]}"))
 
 
+def ncdump_raw(label, path):
+    """With aggregation off, Debian's ncdump prints a netCDF aggregation
+    file under preload byte for byte as without it."""
+    plain = subprocess.run(["ncdump", path], capture_output=True, timeout=300)
+    env = dict(os.environ, LD_PRELOAD=os.path.abspath(ourlib), NCZARR_RS_AGGREGATE="0")
+    raw = subprocess.run(["ncdump", path], env=env, capture_output=True, timeout=300)
+    check(plain.returncode == 0 and raw.stdout == plain.stdout,
+          f"{label}: ncdump under LD_PRELOAD with NCZARR_RS_AGGREGATE=0 prints the file as stored, as without preload")
+
+
 if shutil.which("ncdump"):
     ncdump_preloaded("CF-1.13 (cf-python), netCDF fragments", "cf/agg_ncfrags.zarr", "q", cf_expected("cf/agg_ncfrags.zarr", "q", q_fill))
+    ncdump_preloaded("CF-1.13 netCDF-4 file (cf-python)", "cf/agg.nc", "q", cf_expected("cf/agg.nc", "q", q_fill))
+    ncdump_raw("CF-1.13 netCDF-4 file (cf-python)", "cf/agg.nc")
 
 
 # ---- CF-1.13 written here: units, calendars, unique values, missing fragments ---------
@@ -349,8 +362,9 @@ write_nc("units/t2.nc", "ta", "K @ 273.15", t_k[5:] - 273.15)
 write_cf_aggregation("units/agg.nc", "ta", ["time", "x"], (6, 4), [[2, 3, 1], [4]],
                      ["t0.nc", "t1.nc", "t2.nc"], "ta", {"standard_name": "air_temperature", "units": "K"})
 to_zarr("units/agg.nc", "units/agg.zarr")
-compare("CF-1.13 fragments in K, degC and 'K @ 273.15' (UDUNITS-2)", "units/agg.zarr", "ta",
-        cf_expected("units/agg.nc", "ta", 9.969209968386869e36), dims=["time", "x"])
+for path in ("units/agg.zarr", "units/agg.nc"):
+    compare(f"CF-1.13 fragments in K, degC and 'K @ 273.15' (UDUNITS-2), {path}", path, "ta",
+            cf_expected("units/agg.nc", "ta", 9.969209968386869e36), dims=["time", "x"])
 
 # reference times, each CF calendar: fragments in other units and epochs
 for cal in ["standard", "proleptic_gregorian", "julian", "noleap", "365_day", "all_leap", "366_day", "360_day"]:
@@ -362,23 +376,27 @@ for cal in ["standard", "proleptic_gregorian", "julian", "noleap", "365_day", "a
     write_cf_aggregation(f"{d}/agg.nc", "tt", ["t"], (10,), [[4, 4, 2]], ["a.nc", "b.nc", "c.nc"], "tt",
                          {"standard_name": "time", "units": "days since 2000-01-01", "calendar": cal})
     to_zarr(f"{d}/agg.nc", f"{d}/agg.zarr")
-    compare(f"CF-1.13 reference times, calendar {cal}", f"{d}/agg.zarr", "tt",
-            cf_expected(f"{d}/agg.nc", "tt", 9.969209968386869e36))
+    for path in (f"{d}/agg.zarr", f"{d}/agg.nc"):
+        compare(f"CF-1.13 reference times, calendar {cal}, {path}", path, "tt",
+                cf_expected(f"{d}/agg.nc", "tt", 9.969209968386869e36))
 
 os.makedirs("unique", exist_ok=True)
 write_cf_aggregation("unique/agg.nc", "u", ["t", "x"], (5, 3), [[2, 3], [1, 2]], None, None,
                      {"units": "m"}, unique=np.array([[1.5, 2.5], [3.5, -4.0]]))
 to_zarr("unique/agg.nc", "unique/agg.zarr")
-compare("CF-1.13 unique_values", "unique/agg.zarr", "u",
-        cf_expected("unique/agg.nc", "u", 9.969209968386869e36), hidden=("fragment_values", "fragment_map"))
+for path in ("unique/agg.zarr", "unique/agg.nc"):
+    compare(f"CF-1.13 unique_values, {path}", path, "u",
+            cf_expected("unique/agg.nc", "u", 9.969209968386869e36), hidden=("fragment_values", "fragment_map"))
 # a missing unique value: the fragment is missing (the fill value); cfdm
 # 1.13 gives 0 there (numpy's masked.item()), so this one is checked alone
 write_cf_aggregation("unique/masked.nc", "u", ["t"], (3,), [[2, 1]], None, None,
                      {"units": "m"}, unique=np.ma.masked_array([1.5, 0.0], mask=[0, 1]))
 to_zarr("unique/masked.nc", "unique/masked.zarr")
-ds = Ours("unique/masked.zarr")
-check(same(ds.get("u"), np.array([1.5, 1.5, 9.969209968386869e36])), "CF-1.13 a missing unique value reads as the fill value")
-ds.close()
+for path in ("unique/masked.zarr", "unique/masked.nc"):
+    ds = Ours(path)
+    check(same(ds.get("u"), np.array([1.5, 1.5, 9.969209968386869e36])),
+          f"CF-1.13 a missing unique value reads as the fill value, {path}")
+    ds.close()
 
 # errors name the fragment
 os.makedirs("errors", exist_ok=True)
@@ -391,10 +409,11 @@ write_cf_aggregation("errors/shape.nc", "v", ["t"], (9,), [[4, 5]], ["a.nc", "a.
 to_zarr("errors/shape.nc", "errors/shape.zarr")
 for name, words in [("missing", ["fragment [1]", "nowhere.nc"]), ("units", ["fragment [0]", "cannot be converted"]),
                     ("shape", ["fragment [1]", "shape"])]:
-    ds = Ours(f"errors/{name}.zarr")
-    rc, msg = ds.get_err("v")
-    ds.close()
-    check(rc != 0 and all(w in msg for w in words), f"error ({name}): {rc}, {msg!r} names {words}")
+    for ext in ("zarr", "nc"):
+        ds = Ours(f"errors/{name}.{ext}")
+        rc, msg = ds.get_err("v")
+        ds.close()
+        check(rc != 0 and all(w in msg for w in words), f"error ({name}, .{ext}): {rc}, {msg!r} names {words}")
     if name == "missing":
         ds = Ours("errors/missing.zarr")
         got = ds.get("v", [0], [4], [1])
@@ -424,8 +443,10 @@ for form, env, version, how, hidden in OLD_FORMS:
     )
     subprocess.run([py, "-c", code], check=True, cwd=d)
     to_zarr(f"{d}/agg.nc", f"{d}/agg.zarr")
-    compare(f"{form} netCDF-4 file (cf-python {version}) as NCZarr", f"{d}/agg.zarr", "q",
-            cf_expected(f"{d}/agg.nc", "q", q_fill, python=py), dims=["lat", "lon"], hidden=hidden)
+    exp = cf_expected(f"{d}/agg.nc", "q", q_fill, python=py)
+    compare(f"{form} netCDF-4 file (cf-python {version}) as NCZarr", f"{d}/agg.zarr", "q", exp,
+            dims=["lat", "lon"], hidden=hidden)
+    compare(f"{form} netCDF-4 file (cf-python {version})", f"{d}/agg.nc", "q", exp, dims=["lat", "lon"], hidden=hidden)
 
 # ---- NCA 0.1: the seed's examples ------------------------------------------------------------
 os.makedirs("nca", exist_ok=True)
@@ -436,8 +457,10 @@ write_nc("nca/test2.nc", "tas2", "K", master[12:].astype("f4"), dims=["time", "l
 
 
 def nca_store(path, example3):
+    """The example as an NCZarr store (`.zarr`) or a netCDF-4 file."""
     shutil.rmtree(path, ignore_errors=True)
-    with netCDF4.Dataset(f"file://{os.path.abspath(path)}#mode=nczarr,file", "w") as d:
+    url = f"file://{os.path.abspath(path)}#mode=nczarr,file" if path.endswith(".zarr") else path
+    with netCDF4.Dataset(url, "w") as d:
         d.Conventions = "CF-1.5 NCA"
         for n, s in (("time", T), ("lat", Y), ("lon", X)):
             d.createDimension(n, s)
@@ -464,27 +487,31 @@ def nca_store(path, example3):
                          "'location': [[12, 48], [0, 64], [0, 128]], 'format': 'netCDF'}]}")
 
 
-nca_store("nca/example2.zarr", False)
-nca_store("nca/example3.zarr", True)
 exp = master.astype("f4").astype("f8")
-compare("NCA 0.1 seed example 2 (two netCDF partitions)", "nca/example2.zarr", "tas", exp, dims=["time", "lat", "lon"])
 exp3 = exp.copy()
 exp3[:12] = (((master[:12] - 273.15).astype("f4")).astype("f8") + 273.15)
-compare("NCA 0.1 seed example 3 (private in-file partition: K @ 273.15, reordered, reversed time)",
-        "nca/example3.zarr", "tas", exp3, dims=["time", "lat", "lon"], hidden=("nca_45sdf83745",))
-ds = Ours("nca/example3.zarr")
-dimnames = []
-n = ctypes.c_int()
-lib.nc_inq_ndims(ds.nc, ctypes.byref(n))
-for i in range(n.value):
-    dn = ctypes.create_string_buffer(257)
-    lib.nc_inq_dimname(ds.nc, i, dn)
-    dimnames.append(dn.value.decode())
-ds.close()
-check(dimnames == ["time", "lat", "lon"], f"NCA 0.1: the private dimensions are hidden ({dimnames})")
+for ext in ("zarr", "nc"):
+    nca_store(f"nca/example2.{ext}", False)
+    nca_store(f"nca/example3.{ext}", True)
+    compare(f"NCA 0.1 seed example 2 (two netCDF partitions), .{ext}", f"nca/example2.{ext}", "tas", exp,
+            dims=["time", "lat", "lon"])
+    compare(f"NCA 0.1 seed example 3 (private in-file partition: K @ 273.15, reordered, reversed time), .{ext}",
+            f"nca/example3.{ext}", "tas", exp3, dims=["time", "lat", "lon"], hidden=("nca_45sdf83745",))
+    ds = Ours(f"nca/example3.{ext}")
+    dimnames = []
+    n = ctypes.c_int()
+    lib.nc_inq_ndims(ds.nc, ctypes.byref(n))
+    for i in range(n.value):
+        dn = ctypes.create_string_buffer(257)
+        lib.nc_inq_dimname(ds.nc, i, dn)
+        dimnames.append(dn.value.decode())
+    ds.close()
+    check(dimnames == ["time", "lat", "lon"], f"NCA 0.1, .{ext}: the private dimensions are hidden ({dimnames})")
+    if shutil.which("ncdump"):
+        ncdump_preloaded(f"NCA 0.1 seed example 3, .{ext}", f"nca/example3.{ext}", "tas", exp3)
 raw_view("NCA 0.1", "nca/example3.zarr", "tas", ("nca_45sdf83745",))
 if shutil.which("ncdump"):
-    ncdump_preloaded("NCA 0.1 seed example 3", "nca/example3.zarr", "tas", exp3)
+    ncdump_raw("NCA 0.1 seed example 3", "nca/example3.nc")
 
 # the seed's example text as printed (its typos): a clear error with a byte position
 with netCDF4.Dataset(f"file://{os.path.abspath('nca/typo.zarr')}#mode=nczarr,file", "w") as d:

@@ -107,9 +107,13 @@ fn bad(p: &Partition, what: impl std::fmt::Display) -> NcError {
     NcError::with(NC_EINVAL, format!("{}: {what}", p.label))
 }
 
-impl Aggregated {
+impl crate::engine::model::VarSource for Aggregated {
+    fn is_aggregation(&self) -> bool {
+        true
+    }
+
     /// Reads `slab` of the master array into the caller's memory.
-    pub fn read(&self, slab: &Slab, out: MemOut) -> NcResult<()> {
+    fn read(&self, slab: &Slab, out: MemOut) -> NcResult<()> {
         let MemOut::Bytes { memtype, buf } = out else {
             return Err(NcError::new(NC_EBADTYPE));
         };
@@ -172,7 +176,9 @@ impl Aggregated {
         }
         range_result(range.load(Ordering::Relaxed))
     }
+}
 
+impl Aggregated {
     /// Matches a partition's fragment to the master array.
     fn plan(&self, p: &Partition, loc: &[(u64, u64)]) -> NcResult<Plan> {
         let (frag, name) = self.dataset_of(p)?;

@@ -69,6 +69,17 @@ pub trait Fragment: Send + Sync {
     /// `Ok(true)`: some value was out of range for `memtype` (converted
     /// anyway, as netCDF does).
     fn read(&self, var: &FragVar, region: &Region, memtype: NcType, out: &mut [u8]) -> NcResult<bool>;
+    /// Reads `region` of an `NC_STRING` variable (`out` holds one string
+    /// per element, C order).
+    fn read_strings(&self, var: &FragVar, region: &Region, out: &mut [String]) -> NcResult<()> {
+        let _ = (var, region, out);
+        Err(NcError::new(NC_EBADTYPE))
+    }
+    /// The whole dataset's structure, for opening it through this engine
+    /// (`engine::ncfile`); datasets this engine reads itself need not.
+    fn describe(&self) -> NcResult<super::ncfile::Described> {
+        Err(NcError::new(NC_ENOTBUILT))
+    }
 }
 
 /// A hyperslab of a fragment variable: one entry per dimension.
@@ -96,6 +107,35 @@ pub fn install(reader: Option<Box<dyn FragmentReader>>, units: Option<Box<dyn Un
     if let Some(u) = units {
         let _ = UNITS.set(u);
     }
+}
+
+/// The installed reader of netCDF files, if any.
+pub(crate) fn reader() -> Option<&'static dyn FragmentReader> {
+    READER.get().map(|b| b.as_ref())
+}
+
+/// Whether a global `Conventions` attribute names a convention that has
+/// aggregation variables: NCA, CFA (0.4, 0.6.2), or CF 1.12 and later (CF
+/// 1.13's aggregation, and cfdm 1.12.0-1.12.1's interim form of it).
+pub fn conventions_aggregate(conventions: &str) -> bool {
+    conventions.split(|c: char| c.is_whitespace() || c == ',').any(|t| {
+        let t = t.trim().to_ascii_uppercase();
+        if t.starts_with("NCA") || t.starts_with("CFA") {
+            return true;
+        }
+        let Some(version) = t.strip_prefix("CF-") else { return false };
+        let mut parts = version.split('.').map(|p| p.parse::<u32>().ok());
+        match (parts.next().flatten(), parts.next().flatten()) {
+            (Some(major), Some(minor)) => (major, minor) >= (1, 12),
+            (Some(major), None) => major >= 2,
+            _ => false,
+        }
+    })
+}
+
+/// Whether a variable with these attributes is an aggregation variable.
+pub(crate) fn is_aggregation(atts: &[Att]) -> bool {
+    form_of(atts).is_some()
 }
 
 pub(crate) fn unit_system() -> Option<&'static dyn UnitSystem> {
@@ -156,7 +196,7 @@ impl Fragment for EngineFragment {
             .find_var(gid, vname)
             .ok_or_else(|| NcError::with(NC_ENOTVAR, format!("no variable {name:?} in {}", ds.path)))?;
         let v = &ds.groups[gid].vars[vid];
-        if v.source.is_some() {
+        if v.source.as_ref().is_some_and(|s| s.is_aggregation()) {
             return Err(NcError::with(NC_EINVAL, format!("{name} in {} is itself an aggregation", ds.path)));
         }
         let mut missing = Vec::new();
@@ -542,8 +582,11 @@ fn term(ds: &Dataset, gid: usize, name: &str) -> NcResult<Term> {
             )
         }
         Ok(values) => {
+            // the fill value marks a missing entry even where fill mode is
+            // off (cfdm writes fragment arrays with `_NoFill`, and reads
+            // their default fill values as missing, as ncdump shows them)
             let fill: Vec<f64> = match ds.fill_value(var) {
-                Ok(f) if !var.no_fill => f.nums().into_iter().map(num_f64).collect(),
+                Ok(f) => f.nums().into_iter().map(num_f64).collect(),
                 _ => Vec::new(),
             };
             let mut missing = fill;
@@ -661,6 +704,22 @@ fn hide(ds: &mut Dataset, hidden: &HashSet<(usize, usize)>) {
             for d in &mut v.dimids {
                 *d = newid[*d];
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::conventions_aggregate;
+
+    #[test]
+    fn conventions_that_have_aggregation_variables() {
+        for yes in ["CF-1.13", "CF-1.5 NCA", "CF-1.7 CFA-0.4", "CF-1.10 CFA-0.6.2", "CF-1.12", "CF-1.14, ACDD-1.3", "cf-2.0"]
+        {
+            assert!(conventions_aggregate(yes), "{yes}");
+        }
+        for no in ["", "CF-1.11", "CF-1.8 ACDD-1.3", "COARDS", "CF-1", "CF-x.y", "UGRID-1.0"] {
+            assert!(!conventions_aggregate(no), "{no}");
         }
     }
 }
