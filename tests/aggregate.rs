@@ -517,7 +517,10 @@ fn hostile_cf_fragment_arrays() {
         (&[5, 0], (1, 2), "map: m uris: u identifiers: i", "time", "size 0"),
         (&[3, 2], (1, 2), "map: m uris: nothere identifiers: i", "time", "nothere"),
         (&[3, 2], (1, 2), "map: m uris: u", "time", "identifiers"),
-        (&[3, 2], (1, 2), "map: m uris: u identifiers: i", "nodim", "nodim"),
+        // a master dimension no group defines is implied by the map (pure
+        // Zarr has no other place for it): well formed, fragments missing
+        (&[3, 2], (1, 2), "map: m uris: u identifiers: i", "nodim", "x.zarr"),
+        (&[3, 2], (1, 2), "map: m uris: u identifiers: i", "time nodim", "nodim"),
         (&[3, 2], (1, 2), "map: uris: u", "time", "no variable"),
         (&[5], (1, 1), "map: m uris: u identifiers: i", "time", "not the fragment array's [1]"),
         (&[3, 2, 1, 1], (2, 2), "map: m uris: u identifiers: i", "time", "2 rows"),

@@ -657,7 +657,7 @@ const WRITE_BACK_ATTEMPTS: u32 = 64;
 /// ([`Slab::disjoint`]: every dense one) sends distinct positions to
 /// distinct elements, so workers never write the same bytes. Reads through
 /// a map that may alias run sequentially.
-struct SharedMut<T> {
+pub(crate) struct SharedMut<T> {
     ptr: *mut T,
     len: usize,
 }
@@ -665,13 +665,16 @@ unsafe impl<T: Send> Sync for SharedMut<T> {}
 unsafe impl<T: Send> Send for SharedMut<T> {}
 
 impl<T> SharedMut<T> {
-    fn new(s: &mut [T]) -> Self {
+    pub(crate) fn new(s: &mut [T]) -> Self {
         SharedMut { ptr: s.as_mut_ptr(), len: s.len() }
+    }
+    pub(crate) fn len(&self) -> usize {
+        self.len
     }
     /// # Safety
     /// No other thread accesses `off..off + n` at the same time.
     #[allow(clippy::mut_from_ref)]
-    unsafe fn slice(&self, off: usize, n: usize) -> &mut [T] {
+    pub(crate) unsafe fn slice(&self, off: usize, n: usize) -> &mut [T] {
         assert!(off + n <= self.len, "slab offset out of the caller's buffer");
         std::slice::from_raw_parts_mut(self.ptr.add(off), n)
     }

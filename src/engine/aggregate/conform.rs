@@ -31,14 +31,17 @@ use crate::engine::types::{range_result, Values};
 use crate::engine::{NcError, NcResult};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
 
 /// A partition a request touches: its grid cell, its location, and the
 /// range of request positions inside it, per master dimension.
 type Touched = (usize, Vec<(u64, u64)>, Vec<(u64, u64)>);
 
 /// The caller's buffer, shared by the partitions read in parallel.
-type Out<'a> = Mutex<&'a mut [u8]>;
+/// The caller's buffer, shared by the partitions read in parallel: each
+/// writes only the elements of its own master positions (distinct
+/// positions go to distinct elements: partitions run in parallel only for a
+/// memory map that does not alias, `Slab::disjoint`).
+type Out = crate::engine::data::SharedMut<u8>;
 
 /// A partition's piece is read in boxes of at most this many bytes (more
 /// only when one element row needs it).
@@ -47,6 +50,7 @@ pub(crate) const BOX_BYTES: u64 = 64 << 20;
 /// The request along the master dimensions.
 struct Request<'a> {
     start: &'a [u64],
+    count: &'a [u64],
     stride: &'a [u64],
     imap: &'a [u64],
     memtype: NcType,
@@ -123,7 +127,7 @@ impl crate::engine::model::VarSource for Aggregated {
         let nd = self.agg.dims.len();
         let (start, count, stride, imap): (&[u64], &[u64], &[u64], &[u64]) =
             if nd == 0 { (&[], &[], &[], &[]) } else { (&slab.start, &slab.count, &slab.stride, &slab.imap) };
-        let req = Request { start, stride, imap, memtype };
+        let req = Request { start, count, stride, imap, memtype };
         // per dimension, the grid cells from the one holding the first
         // selected index to the one holding the last
         let mut cells: Vec<(usize, usize)> = Vec::with_capacity(nd);
@@ -157,10 +161,10 @@ impl crate::engine::model::VarSource for Aggregated {
                 break;
             }
         }
-        // Partitions are read in parallel; each places its values in the
-        // caller's buffer under the lock (a memory map that may alias goes
-        // in order, so that the last position written to an element stays).
-        let out = Mutex::new(buf);
+        // Partitions are read in parallel, each into its own elements of the
+        // caller's buffer (a memory map that may alias goes in order, so
+        // that the last position written to an element stays).
+        let out = Out::new(buf);
         let range = AtomicBool::new(false);
         let work = |(i, loc, ks): &Touched| -> NcResult<()> {
             let p = &self.agg.parts[*i];
@@ -361,6 +365,18 @@ impl Aggregated {
                 return Ok(self.read_box(plan, loc, &hi, req, out)? | r);
             }
         }
+        if let Some((off, n)) = self.direct_target(plan, ks, req, &subs, &bcount) {
+            let es = elem_size(req.memtype);
+            let (off, len) = (off.checked_mul(es), n.checked_mul(es));
+            let (off, len) = off.zip(len).filter(|&(o, l)| o.checked_add(l).is_some_and(|e| e <= out.len())).ok_or_else(
+                || NcError::with(NC_EINTERNAL, "aggregation: an offset outside a buffer"),
+            )?;
+            // SAFETY: in bounds (checked), and these elements are this
+            // partition's alone (see `Out`).
+            let dst = unsafe { out.slice(off, len) };
+            let region = super::Region { start: &bstart, count: &bcount, stride: &bstride };
+            return plan.frag.read(&plan.var, &region, req.memtype, dst);
+        }
         let limit = crate::limits::limits().max_chunk_bytes;
         let mut tmp = crate::limits::try_zeroed(bytes, limit)
             .map_err(|e| NcError::with(NC_ENOMEM, format!("reading {} values of a fragment: {e}", elems)))?;
@@ -403,6 +419,60 @@ impl Aggregated {
     }
 }
 
+impl Aggregated {
+    /// Where the fragment box of `ks` lands in the caller's buffer, when it
+    /// can be read straight there: `(offset, elements)` of one contiguous
+    /// run. That is when the values need no conversion of their own (no
+    /// units, packing or missing values to change; the memory type is the
+    /// master's, or the fragment's type is), the fragment's dimensions run
+    /// in the master's order and sense without `part`, the memory map is C
+    /// order, and the partition's positions span whole rows of the request
+    /// past their first dimension of more than one position (as a read of
+    /// whole partitions along the outer dimension does).
+    fn direct_target(
+        &self,
+        plan: &Plan,
+        ks: &[(u64, u64)],
+        req: &Request,
+        subs: &[Vec<u64>],
+        bcount: &[u64],
+    ) -> Option<(usize, usize)> {
+        if plan.transform.is_some() || (req.memtype != self.nctype && plan.var.nctype != self.nctype) {
+            return None;
+        }
+        let mut last_d = None;
+        for (j, f) in plan.fdims.iter().enumerate() {
+            if plan.part[j].is_some() || bcount[j] != subs[j].len() as u64 {
+                return None;
+            }
+            if let FDim::Master { d, reverse } = *f {
+                if reverse || last_d.is_some_and(|l| d <= l) {
+                    return None;
+                }
+                last_d = Some(d);
+            }
+        }
+        let nd = ks.len();
+        // C-order memory map of the request
+        let mut expect = 1u64;
+        for d in (0..nd).rev() {
+            if req.imap[d] != expect {
+                return None;
+            }
+            expect = expect.checked_mul(req.count[d])?;
+        }
+        let first = (0..nd).find(|&d| ks[d].1 - ks[d].0 > 1);
+        if let Some(p) = first {
+            if (p + 1..nd).any(|d| ks[d] != (0, req.count[d])) {
+                return None;
+            }
+        }
+        let off = (0..nd).try_fold(0u64, |a, d| a.checked_add(ks[d].0.checked_mul(req.imap[d])?))?;
+        let n = ks.iter().try_fold(1u64, |a, &(x, y)| a.checked_mul(y - x))?;
+        Some((usize::try_from(off).ok()?, usize::try_from(n).ok()?))
+    }
+}
+
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 {
         a
@@ -435,13 +505,16 @@ fn scatter(
     let (ms, os) = (elem_size(mtype), elem_size(req.memtype));
     let nd = ks.len();
     let oob = || NcError::with(NC_EINTERNAL, "aggregation: an offset outside a buffer");
-    let mut guard = out.lock().unwrap_or_else(|e| e.into_inner());
-    let buf: &mut [u8] = &mut guard;
-    let mut copy = |s: u64, d: u64, n: usize| -> NcResult<bool> {
+    let copy = |s: u64, d: u64, n: usize| -> NcResult<bool> {
         let s = usize::try_from(s).map_err(|_| oob())? * ms;
         let d = usize::try_from(d).map_err(|_| oob())? * os;
         let src = src.get(s..s + n * ms).ok_or_else(oob)?;
-        let dst = buf.get_mut(d..d + n * os).ok_or_else(oob)?;
+        if d.checked_add(n * os).is_none_or(|e| e > out.len()) {
+            return Err(oob());
+        }
+        // SAFETY: in bounds (checked), and these elements are this
+        // partition's alone (see `Out`).
+        let dst = unsafe { out.slice(d, n * os) };
         Ok(convert(mtype, src, req.memtype, dst, n))
     };
     if nd == 0 {

@@ -235,12 +235,24 @@ impl Fragment for EngineFragment {
 /// used first out.
 pub struct FragmentCache {
     open: Mutex<lru::LruCache<String, Arc<dyn Fragment>>>,
+    /// The chunk cache of each variable of an open Zarr fragment: the
+    /// default (`nc_set_chunk_cache`) shared among the open fragments, so
+    /// that the decoded chunks an aggregation keeps are bounded by one
+    /// default cache, however many fragments it reads.
+    chunk_cache: super::cache::CacheConfig,
 }
 
 impl FragmentCache {
     fn new() -> FragmentCache {
         let n = std::env::var(OPEN_FRAGMENTS_ENV).ok().and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(32);
-        FragmentCache { open: Mutex::new(lru::LruCache::new(NonZeroUsize::new(n.clamp(1, 4096)).expect("nonzero"))) }
+        let n = n.clamp(1, 4096);
+        let mut chunk_cache = super::cache::defaults();
+        chunk_cache.size /= n;
+        chunk_cache.nelems = chunk_cache.nelems.div_ceil(n);
+        FragmentCache {
+            open: Mutex::new(lru::LruCache::new(NonZeroUsize::new(n).expect("nonzero"))),
+            chunk_cache,
+        }
     }
 
     /// The dataset at `path`, opened once and kept while it is used.
@@ -250,7 +262,7 @@ impl FragmentCache {
         }
         // opened outside the lock: another thread may open it too (the
         // first one in stays)
-        let f = open_fragment(path)?;
+        let f = open_fragment(path, self.chunk_cache)?;
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         Ok(open.get_or_insert(path.to_string(), || f).clone())
     }
@@ -268,9 +280,14 @@ impl FragmentCache {
 /// Opens a fragment dataset: Zarr stores through this engine (as stored:
 /// a fragment is not itself aggregated), anything else through the
 /// installed reader.
-fn open_fragment(path: &str) -> NcResult<Arc<dyn Fragment>> {
+fn open_fragment(path: &str, chunk_cache: super::cache::CacheConfig) -> NcResult<Arc<dyn Fragment>> {
     if super::file::claims(path, false) {
-        let ds = super::file::open_as_stored(path, NC_NOWRITE)?;
+        let mut ds = super::file::open_as_stored(path, NC_NOWRITE)?;
+        for g in &mut ds.groups {
+            for v in &mut g.vars {
+                v.cache = Arc::new(super::cache::ChunkCache::new(chunk_cache));
+            }
+        }
         return Ok(Arc::new(EngineFragment::new(ds)));
     }
     if !path.contains("://") && !std::path::Path::new(path).exists() {
@@ -491,6 +508,12 @@ pub fn apply(ds: &mut Dataset) -> NcResult<()> {
     if found.is_empty() && !any_private {
         return Ok(());
     }
+    for &(gid, vid, form) in &found {
+        if form == Form::FragmentArrays {
+            // an error here is reported by `build` below
+            let _ = add_implied_dims(ds, gid, vid);
+        }
+    }
     let container: Arc<dyn Fragment> = Arc::new(EngineFragment::new(as_stored(ds)));
     let fragments = Arc::new(FragmentCache::new());
     let base = base_of(&ds.path);
@@ -543,6 +566,41 @@ pub fn apply(ds: &mut Dataset) -> NcResult<()> {
         }
     }
     hide(ds, &hidden);
+    Ok(())
+}
+
+/// Defines, in the aggregation variable's group, the master dimensions its
+/// `aggregated_dimensions` names that no group in scope defines: their
+/// lengths are the sums of the fragment sizes in the `map`. In pure Zarr a
+/// dimension exists only through the arrays that use it, and a master
+/// dimension without a coordinate variable is used by none (cfdm and
+/// `nczarr_rs_def_var_aggregated` write such stores).
+fn add_implied_dims(ds: &mut Dataset, gid: usize, vid: usize) -> NcResult<()> {
+    let v = &ds.groups[gid].vars[vid];
+    let names: Vec<String> =
+        text_att(&v.atts, "aggregated_dimensions").unwrap_or_default().split_whitespace().map(str::to_string).collect();
+    let missing: Vec<usize> = (0..names.len()).filter(|&k| ds.find_dim(gid, &names[k]).is_none()).collect();
+    if missing.is_empty() || names.len() > NC_MAX_VAR_DIMS as usize {
+        return Ok(());
+    }
+    let text = text_att(&v.atts, "aggregated_data").unwrap_or_default();
+    let Some((_, map)) = parse::parse_aggregated_data(&text)?
+        .into_iter()
+        .find(|(t, _)| parse::canonical_term(t) == Some("map"))
+    else {
+        return Ok(());
+    };
+    let rows = parse::map_rows(&term(ds, gid, &map)?, names.len())?;
+    for k in missing {
+        super::names::check_name(&names[k])?;
+        let len = rows[k].iter().try_fold(0u64, |a, &n| a.checked_add(n)).filter(|&n| n <= i64::MAX as u64);
+        let len = len.ok_or_else(|| NcError::with(NC_EDIMSIZE, format!("{}: too long", names[k])))?;
+        if ds.find_dim(gid, &names[k]).is_none() {
+            let id = ds.dims.len();
+            ds.dims.push(super::model::Dim { name: names[k].clone(), len, unlimited: false, group: gid });
+            ds.groups[gid].dims.push(id);
+        }
+    }
     Ok(())
 }
 

@@ -644,20 +644,10 @@ fn elems(shape: &[u64]) -> u64 {
     shape.iter().try_fold(1u64, |a, &n| a.checked_mul(n)).unwrap_or(u64::MAX)
 }
 
-/// Parses a fragment-array aggregation from its terms (canonical names)
-/// and the master dimensions. `substitutions` apply to the URIs
-/// (CFA-0.6.2's `${base}: value` pairs).
-pub fn parse_fragment_arrays(
-    dims: &[String],
-    shape: &[u64],
-    terms: &[(String, Term)],
-    substitutions: &[(String, String)],
-) -> NcResult<Aggregation> {
-    let find = |t: &str| terms.iter().find(|(k, _)| k == t).map(|(_, v)| v);
-    let map = find("map").ok_or_else(|| bad("aggregated_data has no map (location) term"))?;
-    let nd = dims.len();
-    // map rows: sizes per dimension, missing values pad the rows
-    let rows: Vec<Vec<u64>> = match &map.data {
+/// The rows of a fragment-array `map`: per aggregated dimension (`nd` of
+/// them), the sizes of the fragments along it (missing values pad rows).
+pub fn map_rows(map: &Term, nd: usize) -> NcResult<Vec<Vec<u64>>> {
+    Ok(match &map.data {
         TermData::Nums(v) if nd == 0 => {
             let _ = v;
             Vec::new()
@@ -689,7 +679,22 @@ pub fn parse_fragment_arrays(
                 .collect::<NcResult<_>>()?
         }
         TermData::Strings(_) => return Err(bad(format!("{}: the map holds strings", map.var))),
-    };
+    })
+}
+
+/// Parses a fragment-array aggregation from its terms (canonical names)
+/// and the master dimensions. `substitutions` apply to the URIs
+/// (CFA-0.6.2's `${base}: value` pairs).
+pub fn parse_fragment_arrays(
+    dims: &[String],
+    shape: &[u64],
+    terms: &[(String, Term)],
+    substitutions: &[(String, String)],
+) -> NcResult<Aggregation> {
+    let find = |t: &str| terms.iter().find(|(k, _)| k == t).map(|(_, v)| v);
+    let map = find("map").ok_or_else(|| bad("aggregated_data has no map (location) term"))?;
+    let nd = dims.len();
+    let rows = map_rows(map, nd)?;
     let edges = if nd == 0 { Vec::new() } else { grid_from_map(dims, shape, &rows)? };
     let frag_shape: Vec<u64> = edges.iter().map(|e| e.len() as u64 - 1).collect();
     let cells = elems(&frag_shape);
