@@ -368,9 +368,10 @@ impl Aggregated {
         if let Some((off, n)) = self.direct_target(plan, ks, req, &subs, &bcount) {
             let es = elem_size(req.memtype);
             let (off, len) = (off.checked_mul(es), n.checked_mul(es));
-            let (off, len) = off.zip(len).filter(|&(o, l)| o.checked_add(l).is_some_and(|e| e <= out.len())).ok_or_else(
-                || NcError::with(NC_EINTERNAL, "aggregation: an offset outside a buffer"),
-            )?;
+            let (off, len) = off
+                .zip(len)
+                .filter(|&(o, l)| o.checked_add(l).is_some_and(|e| e <= out.len()))
+                .ok_or_else(|| NcError::with(NC_EINTERNAL, "aggregation: an offset outside a buffer"))?;
             // SAFETY: in bounds (checked), and these elements are this
             // partition's alone (see `Out`).
             let dst = unsafe { out.slice(off, len) };

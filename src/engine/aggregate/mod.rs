@@ -249,10 +249,7 @@ impl FragmentCache {
         let mut chunk_cache = super::cache::defaults();
         chunk_cache.size /= n;
         chunk_cache.nelems = chunk_cache.nelems.div_ceil(n);
-        FragmentCache {
-            open: Mutex::new(lru::LruCache::new(NonZeroUsize::new(n).expect("nonzero"))),
-            chunk_cache,
-        }
+        FragmentCache { open: Mutex::new(lru::LruCache::new(NonZeroUsize::new(n).expect("nonzero"))), chunk_cache }
     }
 
     /// The dataset at `path`, opened once and kept while it is used.
@@ -584,9 +581,8 @@ fn add_implied_dims(ds: &mut Dataset, gid: usize, vid: usize) -> NcResult<()> {
         return Ok(());
     }
     let text = text_att(&v.atts, "aggregated_data").unwrap_or_default();
-    let Some((_, map)) = parse::parse_aggregated_data(&text)?
-        .into_iter()
-        .find(|(t, _)| parse::canonical_term(t) == Some("map"))
+    let Some((_, map)) =
+        parse::parse_aggregated_data(&text)?.into_iter().find(|(t, _)| parse::canonical_term(t) == Some("map"))
     else {
         return Ok(());
     };
@@ -772,7 +768,8 @@ mod tests {
 
     #[test]
     fn conventions_that_have_aggregation_variables() {
-        for yes in ["CF-1.13", "CF-1.5 NCA", "CF-1.7 CFA-0.4", "CF-1.10 CFA-0.6.2", "CF-1.12", "CF-1.14, ACDD-1.3", "cf-2.0"]
+        for yes in
+            ["CF-1.13", "CF-1.5 NCA", "CF-1.7 CFA-0.4", "CF-1.10 CFA-0.6.2", "CF-1.12", "CF-1.14, ACDD-1.3", "cf-2.0"]
         {
             assert!(conventions_aggregate(yes), "{yes}");
         }
