@@ -552,3 +552,81 @@ fn hostile_cf_fragment_arrays() {
         assert_eq!(nc_close(nc), 0);
     }
 }
+
+/// `nczarr-rs-aggregate` (engine `aggregate::tool`) on Zarr stores that
+/// grow along an unlimited dimension: the default dimension, the data
+/// variable aggregated, the coordinate concatenated, the others copied;
+/// both forms read back; inputs that disagree name the input.
+#[test]
+fn aggregation_builder() {
+    use nczarr_rs::engine::aggregate::tool::{aggregate, Options};
+    use nczarr_rs::engine::aggregate::write::Form;
+    let dir = tempfile::tempdir().unwrap();
+    let lens = [2usize, 3, 1];
+    let mut inputs = Vec::new();
+    let mut t0 = 0;
+    for (k, &n) in lens.iter().enumerate() {
+        let path = dir.path().join(format!("in{k}.zarr"));
+        write(
+            &path,
+            |nc| {
+                let t = dim(nc, "time", NC_UNLIMITED as usize);
+                let x = dim(nc, "x", 4);
+                let tv = var(nc, "time", NC_DOUBLE, &[t]);
+                text(nc, tv, "units", "days since 2000-01-01");
+                var(nc, "x", NC_DOUBLE, &[x]);
+                let v = var(nc, "tas", NC_DOUBLE, &[t, x]);
+                text(nc, v, "units", "K");
+            },
+            |nc| unsafe {
+                let time: Vec<f64> = (t0..t0 + n).map(|i| i as f64).collect();
+                let tas: Vec<f64> = (t0..t0 + n).flat_map(|i| (0..4).map(move |j| (10 * i + j) as f64)).collect();
+                let (s, c) = ([0usize, 0], [n, 4]);
+                assert_eq!(nc_put_vara_double(nc, varid(nc, "time"), s.as_ptr(), c.as_ptr(), time.as_ptr()), 0);
+                assert_eq!(nc_put_vara_double(nc, varid(nc, "tas"), s.as_ptr(), c.as_ptr(), tas.as_ptr()), 0);
+                assert_eq!(nc_put_var_double(nc, varid(nc, "x"), [0.5, 1.5, 2.5, 3.5].as_ptr()), 0);
+            },
+        );
+        t0 += n;
+        inputs.push(path.display().to_string());
+    }
+    let want: Vec<f64> = (0..6).flat_map(|i| (0..4).map(move |j| (10 * i + j) as f64)).collect();
+    for form in [Form::Cf113, Form::Nca01] {
+        let out = dir.path().join(format!("agg{form:?}.zarr"));
+        let opts = Options { dim: None, form, absolute: false };
+        let s = aggregate(&out.display().to_string(), &inputs, &opts).unwrap();
+        assert_eq!((s.dim.as_str(), s.length), ("time", 6));
+        assert_eq!(
+            (s.aggregated, s.concatenated, s.copied),
+            (vec!["tas".to_string()], vec!["time".into()], vec!["x".into()])
+        );
+        let nc = open(&out, "");
+        let tas = varid(nc, "tas");
+        assert_eq!(shape(nc, tas), vec![6, 4], "{form:?}");
+        assert_eq!(get_all(nc, tas, 24).unwrap(), want, "{form:?}");
+        assert_eq!(get_all(nc, varid(nc, "time"), 6).unwrap(), vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert_eq!(get_all(nc, varid(nc, "x"), 4).unwrap(), vec![0.5, 1.5, 2.5, 3.5]);
+        assert_eq!(nc_close(nc), 0);
+    }
+    // an input whose other dimension differs
+    let odd = dir.path().join("odd.zarr");
+    write(
+        &odd,
+        |nc| {
+            let t = dim(nc, "time", 1);
+            let x = dim(nc, "x", 5);
+            var(nc, "tas", NC_DOUBLE, &[t, x]);
+        },
+        |_| {},
+    );
+    let mut bad = inputs.clone();
+    bad.push(odd.display().to_string());
+    let opts = Options { dim: None, form: Form::Cf113, absolute: false };
+    let e = aggregate(&dir.path().join("bad.zarr").display().to_string(), &bad, &opts).unwrap_err();
+    assert_eq!(e.code(), NC_EINVAL);
+    assert!(e.detail().unwrap_or_default().contains("odd.zarr"), "{e:?}");
+    // no unlimited dimension and none named
+    let e = aggregate(&dir.path().join("bad2.zarr").display().to_string(), &[odd.display().to_string()], &opts)
+        .unwrap_err();
+    assert!(e.detail().unwrap_or_default().contains("name the aggregation dimension"), "{e:?}");
+}

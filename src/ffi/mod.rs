@@ -42,3 +42,10 @@ pub mod types;
 pub(crate) mod values;
 pub mod vars;
 pub mod zmap;
+
+/// Installs into the engine the C libraries it uses at run time (libnetcdf
+/// for netCDF files, UDUNITS-2 for units), as the first `nc_open` does:
+/// for Rust programs that call the engine directly (`nczarr-rs-aggregate`).
+pub fn load_runtime_libraries() {
+    external::install();
+}

@@ -15,7 +15,10 @@ computes for the same aggregated field.
   writes NCA: written here with the netCDF4 wheel), the expected values
   computed from the partitions as the seed describes;
 - the raw view (`mode=...,noaggregate`, NCZARR_RS_AGGREGATE=0), hidden
-  fragment variables, and errors that name the partition.
+  fragment variables, and errors that name the partition;
+- our write API, and the aggregation builder `nczarr-rs-aggregate`
+  (NCZARR_RS_AGGREGATE_TOOL) on cf-python's fragments, read back by us and
+  by cf-python.
 
 Usage: aggregation.py OUTDIR OURLIB
 Prints one line per check ("ok ..." / "FAIL ..."); exits 1 if any fails.
@@ -598,6 +601,39 @@ for label, store, mode, form, by_cf in [
             check(same(cf_expected(store, "tas", 1e20), w_data), f"write API ({label}): cf-python reads the same values")
         except Exception as e:  # noqa: BLE001 - report, keep checking
             check(False, f"write API ({label}): cf-python reads it: {type(e).__name__}: {e}")
+
+# ---- the aggregation builder (nczarr-rs-aggregate) --------------------------------------
+tool = os.environ.get("NCZARR_RS_AGGREGATE_TOOL", "")
+if os.path.exists(tool):
+    frags = ["cf/frag0.nc", "cf/frag1.nc", "cf/frag2.nc"]
+    exp = cf_expected("cf/agg.nc", "q", q_fill)
+    for label, url, store, extra, by_cf in [
+        ("CF-1.13, pure Zarr", f"file://{os.path.abspath('cf/tool.zarr')}#mode=zarr,file", "cf/tool.zarr", [], True),
+        ("CF-1.13, netCDF fragments by absolute path, NCZarr", "cf/tool_abs.zarr", "cf/tool_abs.zarr",
+         ["--absolute"], False),
+        ("NCA 0.1, NCZarr", "cf/tool_nca.zarr", "cf/tool_nca.zarr", ["--nca"], False),
+    ]:
+        r = subprocess.run([tool, "-d", "lat", *extra, "-o", url, *frags], capture_output=True, text=True, timeout=300)
+        check(r.returncode == 0 and "aggregated: q" in r.stdout and "concatenated: lat_bnds, lat" in r.stdout,
+              f"nczarr-rs-aggregate ({label}): {r.stdout.strip()!r} {r.stderr.strip()!r}")
+        if r.returncode:
+            continue
+        compare(f"nczarr-rs-aggregate ({label})", store, "q", exp, dims=["lat", "lon"])
+        ds = Ours(store)
+        check(same(ds.get("lat"), np.array([-75.0, -45, 0, 45, 75])),
+              f"nczarr-rs-aggregate ({label}): the lat coordinate is the inputs' concatenated")
+        ds.close()
+        if by_cf:
+            try:
+                check(same(cf_expected(store, "q", q_fill), exp), f"nczarr-rs-aggregate ({label}): cf-python reads it")
+            except Exception as e:  # noqa: BLE001 - report, keep checking
+                check(False, f"nczarr-rs-aggregate ({label}): cf-python reads it: {type(e).__name__}: {e}")
+    r = subprocess.run([tool, "-d", "lat", "-o", "cf/tool_bad.zarr", "cf/frag0.nc", "units/t0.nc"],
+                       capture_output=True, text=True, timeout=300)
+    check(r.returncode == 1 and "units/t0.nc" in r.stderr and "no dimension lat" in r.stderr,
+          f"nczarr-rs-aggregate: inputs that disagree are an error naming the input ({r.stderr.strip()!r})")
+else:
+    print(f"skip nczarr-rs-aggregate: not found ({tool!r})")
 
 print(f"aggregation: {'FAILED' if failed else 'all checks passed'} ({failed} failed)")
 sys.exit(1 if failed else 0)

@@ -179,8 +179,11 @@ echo "== aggregated variables: CF-1.13, CFA-0.6.2 and CFA-0.4 from cf-python, NC
 # cf-python 3.16 (CFA-0.6.2) and 3.13 (CFA-0.4) live in venvs of their own (scripts/setup-deps.sh)
 cfa06=$root/target/venv-cfa06/bin/python
 cfa04=$root/target/venv-cfa04/bin/python
-if PYTHON_CFA06=$cfa06 PYTHON_CFA04=$cfa04 "$py" "$here/aggregation.py" "$out/aggregation" "$libdir/libnczarr_rs.so" > "$out/aggregation.log" 2>&1; then
-    ok "aggregation: $(grep -c '^ok' "$out/aggregation.log") checks: every value read through our API equals cf-python's (CF-1.13 Zarr v3 and netCDF-4 aggregations with netCDF and Zarr fragments, units, calendars, unique values$([ -x "$cfa06" ] && echo ", CFA-0.6.2")$([ -x "$cfa04" ] && echo ", CFA-0.4")); the seed's NCA examples; raw view; errors$(grep '^skip' "$out/aggregation.log" | sed 's/^/; /')"
+# the aggregation builder, installed beside the library by the CMake package
+tool=$libdir/../bin/nczarr-rs-aggregate
+[ -x "$tool" ] || tool=$root/target/release/nczarr-rs-aggregate
+if NCZARR_RS_AGGREGATE_TOOL=$tool PYTHON_CFA06=$cfa06 PYTHON_CFA04=$cfa04 "$py" "$here/aggregation.py" "$out/aggregation" "$libdir/libnczarr_rs.so" > "$out/aggregation.log" 2>&1; then
+    ok "aggregation: $(grep -c '^ok' "$out/aggregation.log") checks: every value read through our API equals cf-python's (CF-1.13 Zarr v3 and netCDF-4 aggregations with netCDF and Zarr fragments, units, calendars, unique values$([ -x "$cfa06" ] && echo ", CFA-0.6.2")$([ -x "$cfa04" ] && echo ", CFA-0.4")); the seed's NCA examples; raw view; errors; the write API and nczarr-rs-aggregate$(grep '^skip' "$out/aggregation.log" | sed 's/^/; /')"
 else
     bad "aggregation: $(grep -v '^ok' "$out/aggregation.log" | head -20)"
 fi

@@ -24,6 +24,7 @@
 pub mod calendar;
 pub mod conform;
 pub mod parse;
+pub mod tool;
 pub mod units;
 pub mod write;
 
@@ -185,6 +186,49 @@ pub(crate) fn text_att(atts: &[Att], name: &str) -> Option<String> {
 }
 
 impl Fragment for EngineFragment {
+    fn describe(&self) -> NcResult<super::ncfile::Described> {
+        use super::ncfile::{DescDim, DescGroup, DescVar, Described};
+        let ds = &self.0;
+        Ok(Described {
+            groups: ds
+                .groups
+                .iter()
+                .enumerate()
+                .map(|(gid, g)| DescGroup {
+                    name: g.name.clone(),
+                    parent: g.parent,
+                    atts: g.atts.clone(),
+                    vars: g
+                        .vars
+                        .iter()
+                        .enumerate()
+                        .map(|(vid, v)| DescVar {
+                            name: v.name.clone(),
+                            nctype: v.nctype,
+                            dimids: v.dimids.clone(),
+                            atts: v.atts.clone(),
+                            no_fill: v.no_fill,
+                            handle: (gid as i64, vid as i64),
+                        })
+                        .collect(),
+                })
+                .collect(),
+            dims: ds
+                .dims
+                .iter()
+                .map(|d| DescDim { name: d.name.clone(), len: d.len, unlimited: d.unlimited, group: d.group })
+                .collect(),
+        })
+    }
+
+    fn read_strings(&self, var: &FragVar, region: &Region, out: &mut [String]) -> NcResult<()> {
+        let ds = &self.0;
+        let (gid, vid) = (var.handle.0 as usize, var.handle.1 as i32);
+        let stride: Vec<i64> = region.stride.iter().map(|&s| i64::try_from(s).unwrap_or(i64::MAX)).collect();
+        let slab = ds.slab(gid, vid, Some(region.start), Some(region.count), Some(&stride), None, false)?;
+        ds.get_slab(gid, vid, &slab, super::data::MemOut::Strings(out))
+    }
+
     fn var(&self, name: &str) -> NcResult<FragVar> {
         let ds = &self.0;
         let path = name.trim_start_matches('/');
