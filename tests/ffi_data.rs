@@ -460,15 +460,24 @@ fn checksum_bzip2_lz4_filters() {
         assert_eq!(nc_def_var_fletcher32(nc, f, 1), 0);
         assert_eq!(nc_def_var_fletcher32(nc, s, 1), NC_EFILTER);
         assert_eq!(nc_def_var_deflate(nc, f, 0, 1, 5), 0);
-        // bzip2: levels 1-9, one parameter
+        // bzip2: levels 1-9, the first parameter (netCDF-C ignores more)
         let (mut has, mut level) = (-1, -1);
         assert_eq!(nc_def_var_bzip2(nc, b, 0), NC_EINVAL);
         assert_eq!(nc_def_var_bzip2(nc, b, 10), NC_EINVAL);
-        assert_eq!(nc_def_var_filter(nc, b, H5Z_FILTER_BZIP2, 2, [1u32, 2].as_ptr()), NC_EFILTER);
+        assert_eq!(nc_def_var_filter(nc, b, H5Z_FILTER_BZIP2, 0, std::ptr::null()), NC_EFILTER);
         assert_eq!(nc_def_var_filter(nc, b, H5Z_FILTER_BZIP2, 1, &0u32), NC_EINVAL);
         assert_eq!(nc_inq_var_bzip2(nc, b, &mut has, &mut level), 0);
         assert_eq!((has, level), (0, 0));
-        assert_eq!(nc_def_var_filter(nc, b, H5Z_FILTER_BZIP2, 1, &3u32), 0);
+        assert_eq!(nc_def_var_filter(nc, b, H5Z_FILTER_BZIP2, 2, [3u32, 4].as_ptr()), 0);
+        assert_eq!(nc_inq_var_bzip2(nc, b, &mut has, &mut level), 0);
+        assert_eq!((has, level), (1, 3));
+        let mut codecs = [0u8; 64];
+        assert_eq!(nczarr_rs::ffi::atts::nc_get_att_text(nc, b, c"_Codecs".as_ptr(), codecs.as_mut_ptr().cast()), 0);
+        assert!(codecs.starts_with(br#"[{"id": "bz2", "level": 3}]"#), "{}", String::from_utf8_lossy(&codecs));
+        assert_eq!(
+            nczarr_rs::ffi::atts::nc_get_att_text(nc, s, c"_Codecs".as_ptr(), codecs.as_mut_ptr().cast()),
+            NC_ENOTATT
+        );
         assert_eq!(nc_def_var_bzip2(nc, b, 9), 0); // replaces the level
                                                    // LZ4: no parameter (acceleration 1) or one
         assert_eq!(nc_def_var_filter(nc, l, 32004, 2, [1u32, 2].as_ptr()), NC_EFILTER);

@@ -23,12 +23,14 @@ fn build(cfg: &Value, _: &Ctx) -> CodecResult<Box<dyn Codec>> {
     Ok(Box::new(Bz2 { level: level as u32 }))
 }
 
-/// One parameter, the level 1-9 (netCDF-C's `nc_def_var_bzip2`).
+/// The level 1-9 (netCDF-C's `nc_def_var_bzip2`), the first parameter:
+/// netCDF-C's bzip2 filter and codec read that one and ignore any more
+/// (nczarr_test's `nccopy -F "/g/var,307,9,4"` stores level 9).
 fn from_hdf5(params: &[u32], _: &Ctx) -> Result<Value, ParamError> {
     match *params {
-        [level] if (1..=9).contains(&level) => Ok(json!({"id": "bz2", "level": level})),
-        [_] => Err(ParamError::Value),
-        _ => Err(ParamError::Count),
+        [level, ..] if (1..=9).contains(&level) => Ok(json!({"id": "bz2", "level": level})),
+        [_, ..] => Err(ParamError::Value),
+        [] => Err(ParamError::Count),
     }
 }
 

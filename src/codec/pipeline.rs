@@ -58,6 +58,12 @@ impl Pipeline {
     /// `.zarray`'s `compressor` and `filters` (`null` when there are
     /// none): as read, and for codecs defined here as netCDF-C writes them,
     /// the last codec the compressor and the others the filters.
+    /// Each codec's numcodecs JSON, in chain order (filters, then the
+    /// compressor).
+    pub fn codec_json(&self) -> impl Iterator<Item = &Value> {
+        self.entries.iter().map(|e| &e.json)
+    }
+
     pub fn to_zarr_v2(&self) -> (Value, Value) {
         let json = |e: &[Entry]| e.iter().map(|e| e.json.clone()).collect::<Vec<_>>();
         let list = |e: &[Entry]| if e.is_empty() { Value::Null } else { Value::Array(json(e)) };

@@ -885,6 +885,15 @@ impl Dataset {
         if let Some(a) = self.atts(gid, varid)?.iter().find(|a| a.name == name) {
             return Ok(a.values.clone());
         }
+        if varid != NC_GLOBAL && name == "_Codecs" {
+            // netCDF-C's NCZarr (`NCZ_codec_attr`): the variable's codecs in
+            // chain order, each as `NCJunparse` writes it, read by name only
+            let v = self.var(gid, varid)?;
+            if v.codecs.codec_json().next().is_some() {
+                let each: Vec<String> = v.codecs.codec_json().map(super::json::to_text).collect();
+                return Ok(Values::Char(format!("[{}]", each.join(",")).into_bytes()));
+            }
+        }
         if varid == NC_GLOBAL && gid == 0 {
             match name {
                 "_NCProperties" => {
