@@ -180,6 +180,25 @@ pub struct Dataset {
     pub(in crate::engine) notes: Vec<String>,
 }
 
+/// A codec's JSON with its keys in the order netCDF-C's codec plugins
+/// write them (`NCZ_hdf5_to_codec`), which its `_Codecs` attribute shows:
+/// blosc and szip differ from numcodecs' order; the rest are as stored.
+fn netcdf_c_codec_order(c: &serde_json::Value) -> serde_json::Value {
+    let order: &[&str] = match c.get("id").and_then(|i| i.as_str()) {
+        Some("blosc") => &["id", "clevel", "blocksize", "cname", "shuffle"],
+        Some("szip") => &["id", "mask", "pixels-per-block"],
+        _ => return c.clone(),
+    };
+    let Some(m) = c.as_object() else { return c.clone() };
+    let mut out = serde_json::Map::new();
+    for k in order.iter().copied().chain(m.keys().map(String::as_str)) {
+        if let (Some(v), false) = (m.get(k), out.contains_key(k)) {
+            out.insert(k.to_string(), v.clone());
+        }
+    }
+    serde_json::Value::Object(out)
+}
+
 /// The provenance string this library writes.
 pub fn provenance() -> String {
     format!("version=2,netcdf=4.9.2,nczarr={},nczarr-rs={}", super::NCZARR_VERSION, super::LIBRARY_VERSION)
@@ -890,7 +909,8 @@ impl Dataset {
             // chain order, each as `NCJunparse` writes it, read by name only
             let v = self.var(gid, varid)?;
             if v.codecs.codec_json().next().is_some() {
-                let each: Vec<String> = v.codecs.codec_json().map(super::json::to_text).collect();
+                let each: Vec<String> =
+                    v.codecs.codec_json().map(|c| super::json::to_text(&netcdf_c_codec_order(c))).collect();
                 return Ok(Values::Char(format!("[{}]", each.join(",")).into_bytes()));
             }
         }

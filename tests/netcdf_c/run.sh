@@ -57,7 +57,7 @@ mkdir -p "$work"
 tests=(run_ncgen4.sh run_misc.sh run_purezarr.sh run_interop.sh run_scalar.sh run_oldkeys.sh run_nczarr_fill.sh
     run_strings.sh run_nulls.sh run_newformat.sh run_nccopyz.sh
     run_quantize.sh run_fillonlyz.sh run_chunkcases.sh run_unlim_io.sh run_cachetest.sh run_notzarr.sh
-    run_xarray_misc.sh run_nccopy5.sh run_mud.sh run_filter.sh
+    run_xarray_misc.sh run_nccopy5.sh run_mud.sh run_filter.sh run_specific_filters.sh
     test_unlim_vars test_endians test_put_vars_two_unlim_dim test_nczfilter)
 
 # The newest netCDF-C's tests: Debian unstable's source package (4.10.1 at
@@ -146,7 +146,8 @@ programs=(test_zchunks3:nczarr_test/test_zchunks3.c test_fillonlyz:nczarr_test/t
     test_quantize:nc_test4/tst_quantize.c:nczarr test_unlim_vars:nc_test4/tst_unlim_vars.c:nczarr
     test_endians:nc_test4/tst_h5_endians.c:nczarr test_put_vars_two_unlim_dim:nc_test4/tst_put_vars_two_unlim_dim.c:nczarr
     test_chunking:ncdump/tst_chunking.c:nczarr ncdumpchunks:nczarr_test/ncdumpchunks.c
-    testfilter:nczarr_test/testfilter.c test_nczfilter:nczarr_test/test_nczfilter.c)
+    testfilter:nczarr_test/testfilter.c test_nczfilter:nczarr_test/test_nczfilter.c
+    ../ncdump/ncfilteravail:ncdump/ncfilteravail.c)
 for p in "${programs[@]}"; do
     IFS=: read -r name psrc variant <<< "$p"
     c=$build/cfg/$name.c
@@ -187,10 +188,17 @@ sed -i -e '/^# Find misc and capture/,/^if ! test -f \${MISCPATH}/d' \
     -e '/^testmisc \$1$/d' -e '/^testmulti \$1$/d' -e '/^testrep \$1$/d' -e '/^testorder \$1$/d' \
     "$tsrc/run_filter.sh"
 
-# ncdump's scripts that nczarr_test/Makefile.am runs in their NCZarr variant
-for n in nccopy5 mud; do
-    { echo '#!/bin/bash'; echo 'TESTNCZARR=1'; tr -d '\r' < "$src/ncdump/tst_$n.sh"; } > "$tsrc/run_$n.sh"
+# ncdump's and nc_test4's scripts that nczarr_test/Makefile.am runs in
+# their NCZarr variant
+for n in ncdump/tst_nccopy5 ncdump/tst_mud nc_test4/tst_specific_filters; do
+    b=$(basename "$n")
+    { echo '#!/bin/bash'; echo 'TESTNCZARR=1'; tr -d '\r' < "$src/$n.sh"; } > "$tsrc/run_${b#tst_}.sh"
 done
+# run_specific_filters.sh: every codec case (fletcher32, shuffle, deflate,
+# szip, bzip2, blosc, zstd; `avail` asks ncfilteravail, which asks
+# nc_inq_filter_avail) without sourcing findplugin.sh, which locates
+# netCDF-C's plugin directory: the codecs are built in here.
+sed -i -e '/findplugin.sh/d' "$tsrc/run_specific_filters.sh"
 
 sed -e "s|@abs_top_srcdir@|$src|" -e "s|@abs_top_builddir@|$build|" \
     -e 's|@HAS_NCZARR@|yes|' -e 's|@HAS_NCZARR_ZIP@|yes|' -e 's|@HAS_HDF5@|yes|' \
