@@ -754,19 +754,8 @@ impl Dataset {
     /// NCZarr does, replacing an earlier codec with the same numcodecs id
     /// in place. `params_ok` false is `NC_EINVAL`.
     pub fn def_var_codec(&mut self, gid: usize, varid: i32, codec: serde_json::Value, params_ok: bool) -> NcResult<()> {
-        self.check_fixed_size(gid, varid)?;
         self.filterable(gid, varid, params_ok)?;
         self.var_mut(gid, varid)?.codecs.set(codec);
-        Ok(())
-    }
-
-    /// `NC_EFILTER` for a variable-length type (`NC_STRING`): netCDF-C's
-    /// `nc_def_var_filter` (and so `nc_def_var_zstandard`/`_blosc`) refuses
-    /// them, while `nc_def_var_deflate` compresses strings like any data.
-    pub fn check_fixed_size(&self, gid: usize, varid: i32) -> NcResult<()> {
-        if self.var(gid, varid)?.nctype == NC_STRING {
-            return Err(NcError::new(NC_EFILTER));
-        }
         Ok(())
     }
 

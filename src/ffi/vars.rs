@@ -495,7 +495,6 @@ pub unsafe extern "C" fn nc_def_var_filter(
     guard("nc_def_var_filter", || {
         not_global(varid)?;
         let params = in_slice(parms, nparams)?;
-        read(ncid, |ds, gid| ds.check_fixed_size(gid, varid))?;
         write(ncid, |ds, gid| ds.def_var_codec_filter(gid, varid, id, params))
     })
 }

@@ -57,8 +57,8 @@ mkdir -p "$work"
 tests=(run_ncgen4.sh run_misc.sh run_purezarr.sh run_interop.sh run_scalar.sh run_oldkeys.sh run_nczarr_fill.sh
     run_strings.sh run_nulls.sh run_newformat.sh run_nccopyz.sh
     run_quantize.sh run_fillonlyz.sh run_chunkcases.sh run_unlim_io.sh run_cachetest.sh run_notzarr.sh
-    run_xarray_misc.sh run_nccopy5.sh run_mud.sh run_filter.sh run_specific_filters.sh
-    test_unlim_vars test_endians test_put_vars_two_unlim_dim test_nczfilter)
+    run_xarray_misc.sh run_nccopy5.sh run_mud.sh run_filter.sh run_specific_filters.sh run_filter_vlen.sh
+    test_unlim_vars test_endians test_put_vars_two_unlim_dim test_nczfilter test_filter_avail)
 
 # The newest netCDF-C's tests: Debian unstable's source package (4.10.1 at
 # the time of writing). Only its source is downloaded; nothing is installed.
@@ -147,14 +147,15 @@ programs=(test_zchunks3:nczarr_test/test_zchunks3.c test_fillonlyz:nczarr_test/t
     test_endians:nc_test4/tst_h5_endians.c:nczarr test_put_vars_two_unlim_dim:nc_test4/tst_put_vars_two_unlim_dim.c:nczarr
     test_chunking:ncdump/tst_chunking.c:nczarr ncdumpchunks:nczarr_test/ncdumpchunks.c
     testfilter:nczarr_test/testfilter.c test_nczfilter:nczarr_test/test_nczfilter.c
-    ../ncdump/ncfilteravail:ncdump/ncfilteravail.c)
+    ../ncdump/ncfilteravail:ncdump/ncfilteravail.c test_filter_vlen:nc_test4/tst_filter_vlen.c:nczarr
+    test_filter_avail:nczarr_test/test_filter_avail.c)
 for p in "${programs[@]}"; do
     IFS=: read -r name psrc variant <<< "$p"
     c=$build/cfg/$name.c
     { [ "$variant" = nczarr ] && echo '#define TESTNCZARR'; cat "$src/$psrc"; } > "$c"
     utils=()
     grep -q '"test_utils.h"' "$c" && utils=("$src/nczarr_test/test_utils.c")
-    cc -O2 -w -DHAVE_CONFIG_H -I"$build/cfg" -I"$src/include" -I"$src/nczarr_test" -I"$src/libnczarr" -o "$build/nczarr_test/$name.bin" \
+    cc -O2 -w -DHAVE_CONFIG_H -I"$build/cfg" -I"$src/include" -I"$src/nczarr_test" -I"$src/libnczarr" -I/usr/include/hdf5/serial -o "$build/nczarr_test/$name.bin" \
         "$c" "${utils[@]}" "$build/cfg/isurl.c" -lnetcdf -lm || { echo "netcdf-c tests: could not build $name"; exit 1; }
     printf '#!/bin/sh\nLD_PRELOAD=%s exec %s "$@"\n' "$lib" "$build/nczarr_test/$name.bin" > "$build/nczarr_test/$name"
     chmod +x "$build/nczarr_test/$name"
@@ -190,7 +191,7 @@ sed -i -e '/^# Find misc and capture/,/^if ! test -f \${MISCPATH}/d' \
 
 # ncdump's and nc_test4's scripts that nczarr_test/Makefile.am runs in
 # their NCZarr variant
-for n in ncdump/tst_nccopy5 ncdump/tst_mud nc_test4/tst_specific_filters; do
+for n in ncdump/tst_nccopy5 ncdump/tst_mud nc_test4/tst_specific_filters nc_test4/tst_filter_vlen; do
     b=$(basename "$n")
     { echo '#!/bin/bash'; echo 'TESTNCZARR=1'; tr -d '\r' < "$src/$n.sh"; } > "$tsrc/run_${b#tst_}.sh"
 done
@@ -198,7 +199,7 @@ done
 # szip, bzip2, blosc, zstd; `avail` asks ncfilteravail, which asks
 # nc_inq_filter_avail) without sourcing findplugin.sh, which locates
 # netCDF-C's plugin directory: the codecs are built in here.
-sed -i -e '/findplugin.sh/d' "$tsrc/run_specific_filters.sh"
+sed -i -e '/findplugin.sh/d' "$tsrc/run_specific_filters.sh" "$tsrc/run_filter_vlen.sh"
 
 sed -e "s|@abs_top_srcdir@|$src|" -e "s|@abs_top_builddir@|$build|" \
     -e 's|@HAS_NCZARR@|yes|' -e 's|@HAS_NCZARR_ZIP@|yes|' -e 's|@HAS_HDF5@|yes|' \
