@@ -895,12 +895,17 @@ impl Dataset {
         }
         if varid != NC_GLOBAL && name == "_Codecs" {
             // netCDF-C's NCZarr (`NCZ_codec_attr`): the variable's codecs in
-            // chain order, each as `NCJunparse` writes it, read by name only
+            // chain order, each as `NCJunparse` writes it, read by name
+            // only. netCDF-C copies the text with its NUL into the caller's
+            // buffer, one byte past the length it reports, and ncdump reads
+            // it as a C string; here the NUL is part of the value (its
+            // length one more), so that ncdump prints it and no caller's
+            // buffer is written past the length it was told.
             let v = self.var(gid, varid)?;
             if v.codecs.codec_json().next().is_some() {
                 let each: Vec<String> =
                     v.codecs.codec_json().map(|c| super::json::to_text(&netcdf_c_codec_order(c))).collect();
-                return Ok(Values::Char(format!("[{}]", each.join(",")).into_bytes()));
+                return Ok(Values::Char(format!("[{}]\0", each.join(",")).into_bytes()));
             }
         }
         if varid == NC_GLOBAL && gid == 0 {

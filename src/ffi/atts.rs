@@ -38,14 +38,6 @@ pub(crate) unsafe fn get_att(ncid: c_int, varid: c_int, name: *const c_char, ip:
     let memtype = if memtype == NC_NAT { values.nc_type() } else { memtype };
     let (converted, range_err) = values.convert(memtype)?;
     to_mem(&converted, ip)?;
-    if varid != NC_GLOBAL && name == "_Codecs" && memtype == NC_CHAR && !ip.is_null() {
-        // netCDF-C's NCZarr writes the virtual `_Codecs` text with its NUL
-        // (`strncpy(data, contents, len + 1)`), and ncdump reads it as a C
-        // string from a buffer of the attribute's length plus one
-        // SAFETY: the caller's buffer, as netCDF-C requires it for this
-        // attribute, holds the text and its terminator.
-        unsafe { *(ip as *mut u8).add(converted.len()) = 0 };
-    }
     range_result(range_err)
 }
 
