@@ -93,10 +93,10 @@ unsafe fn open_forwarded(path: *const c_char, mode: c_int, ncidp: *mut c_int, rc
     }
     // SAFETY: libnetcdf has just written the ncid there.
     let theirs = unsafe { *ncidp };
-    if !super::external::may_aggregate(theirs) {
-        return rc;
-    }
     let _ = guard("nc_open", || {
+        if !super::external::may_aggregate(theirs) {
+            return Ok(());
+        }
         super::external::install();
         let Some(ds) = ncfile::open(c_str(path)?, mode)? else {
             return Ok(());
