@@ -62,7 +62,8 @@ pub struct DescVar {
 }
 
 /// Opens the netCDF file at `path` read-only through the installed reader,
-/// if it holds an aggregation variable (`Ok(None)` otherwise).
+/// if its `Conventions` name an aggregation convention and it holds an
+/// aggregation variable (`Ok(None)` otherwise).
 pub fn open(path: &str, omode: i32) -> NcResult<Option<Dataset>> {
     if omode & NC_WRITE != 0 || !aggregate::enabled_by_env() {
         return Ok(None);
@@ -71,6 +72,12 @@ pub fn open(path: &str, omode: i32) -> NcResult<Option<Dataset>> {
         return Ok(None);
     };
     let file = reader.open(path)?;
+    // only a file whose Conventions name an aggregation convention is
+    // described (read whole): the others stay libnetcdf's
+    let conventions = file.global_text("Conventions").or_else(|| file.global_text("conventions"));
+    if !conventions.is_some_and(|c| aggregate::conventions_aggregate(&c)) {
+        return Ok(None);
+    }
     let d = file.describe()?;
     if !d.groups.iter().any(|g| g.vars.iter().any(|v| aggregate::is_aggregation(&v.atts))) {
         return Ok(None);

@@ -430,6 +430,12 @@ impl Fragment for NetcdfFile {
         Ok(d)
     }
 
+    fn global_text(&self, name: &str) -> Option<String> {
+        let c = CString::new(name).ok()?;
+        let _l = netcdf_lock();
+        text_att(self.nc, self.ncid, NC_GLOBAL, &c)
+    }
+
     fn read_strings(&self, var: &FragVar, region: &Region, out: &mut [String]) -> NcResult<()> {
         let nc = self.nc;
         if var.nctype != NC_STRING {

@@ -81,6 +81,11 @@ pub trait Fragment: Send + Sync {
     fn describe(&self) -> NcResult<super::ncfile::Described> {
         Err(NcError::new(NC_ENOTBUILT))
     }
+    /// A text attribute of the root group (`Conventions`), if there is one.
+    fn global_text(&self, name: &str) -> Option<String> {
+        let _ = name;
+        None
+    }
 }
 
 /// A hyperslab of a fragment variable: one entry per dimension.
