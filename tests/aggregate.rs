@@ -577,6 +577,8 @@ fn aggregation_builder() {
                 var(nc, "x", NC_DOUBLE, &[x]);
                 let v = var(nc, "tas", NC_DOUBLE, &[t, x]);
                 text(nc, v, "units", "K");
+                // text, with the dimension second: concatenated along it
+                var(nc, "code", NC_CHAR, &[x, t]);
             },
             |nc| unsafe {
                 let time: Vec<f64> = (t0..t0 + n).map(|i| i as f64).collect();
@@ -585,6 +587,9 @@ fn aggregation_builder() {
                 assert_eq!(nc_put_vara_double(nc, varid(nc, "time"), s.as_ptr(), c.as_ptr(), time.as_ptr()), 0);
                 assert_eq!(nc_put_vara_double(nc, varid(nc, "tas"), s.as_ptr(), c.as_ptr(), tas.as_ptr()), 0);
                 assert_eq!(nc_put_var_double(nc, varid(nc, "x"), [0.5, 1.5, 2.5, 3.5].as_ptr()), 0);
+                let code: Vec<u8> = (0..4u8).flat_map(|j| (t0..t0 + n).map(move |i| b'0' + 8 * j + i as u8)).collect();
+                let (s, c) = ([0usize, 0], [4, n]);
+                assert_eq!(nc_put_vara_text(nc, varid(nc, "code"), s.as_ptr(), c.as_ptr(), code.as_ptr().cast()), 0);
             },
         );
         t0 += n;
@@ -598,12 +603,16 @@ fn aggregation_builder() {
         assert_eq!((s.dim.as_str(), s.length), ("time", 6));
         assert_eq!(
             (s.aggregated, s.concatenated, s.copied),
-            (vec!["tas".to_string()], vec!["time".into()], vec!["x".into()])
+            (vec!["tas".to_string()], vec!["time".into(), "code".into()], vec!["x".into()])
         );
         let nc = open(&out, "");
         let tas = varid(nc, "tas");
         assert_eq!(shape(nc, tas), vec![6, 4], "{form:?}");
         assert_eq!(get_all(nc, tas, 24).unwrap(), want, "{form:?}");
+        let mut code = [0u8; 24];
+        assert_eq!(unsafe { nc_get_var_text(nc, varid(nc, "code"), code.as_mut_ptr().cast()) }, 0);
+        let want_code: Vec<u8> = (0..4u8).flat_map(|j| (0..6u8).map(move |i| b'0' + 8 * j + i)).collect();
+        assert_eq!(code.to_vec(), want_code, "{form:?}: the text variable, concatenated along its second dimension");
         assert_eq!(get_all(nc, varid(nc, "time"), 6).unwrap(), vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
         assert_eq!(get_all(nc, varid(nc, "x"), 4).unwrap(), vec![0.5, 1.5, 2.5, 3.5]);
         assert_eq!(nc_close(nc), 0);

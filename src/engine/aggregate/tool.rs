@@ -13,6 +13,7 @@
 //! first input.
 
 use super::super::consts::*;
+use super::super::data::MemIn;
 use super::super::error::*;
 use super::super::model::{Att, Dataset};
 use super::super::ncfile::{DescVar, Described};
@@ -144,7 +145,7 @@ pub fn aggregate(out: &str, inputs: &[String], opts: &Options) -> NcResult<Summa
             summary.skipped.push(format!("{}: a dimension of a subgroup", v.name));
             continue;
         };
-        if type_ok(v.nctype).is_none() {
+        if !type_ok(v.nctype) {
             summary.skipped.push(format!("{}: a user-defined type", v.name));
             continue;
         }
@@ -182,22 +183,24 @@ pub fn aggregate(out: &str, inputs: &[String], opts: &Options) -> NcResult<Summa
     }
     ds.enddef()?;
     for (id, v, spans) in pending {
+        // each input's values go to their own place along the dimension,
+        // wherever it stands among the variable's dimensions
+        let along = v.dimids.iter().position(|&d| d == dim_index).filter(|_| spans);
         let sources: &[Input] = if spans { &ins } else { &ins[..1] };
-        let mut all: Option<Result<Values, Vec<String>>> = None;
+        let mut offset = 0u64;
         for inp in sources {
-            let piece = read_whole(inp, &v.name)?;
-            all = Some(match (all, piece) {
-                (None, p) => p,
-                (Some(Ok(a)), Ok(b)) => Ok(concat(a, &b)?),
-                (Some(Err(mut a)), Err(b)) => {
-                    a.extend(b);
-                    Err(a)
-                }
-                _ => return Err(invalid(format!("{}: types differ between inputs", v.name))),
-            });
-        }
-        if let Some(values) = all {
-            ds.write_all(0, id as i32, &values)?;
+            let (shape, piece) = read_whole(inp, &v.name)?;
+            let mut start = vec![0u64; shape.len()];
+            if let Some(p) = along {
+                start[p] = offset;
+                offset += shape[p];
+            }
+            let slab = ds.slab(0, id as i32, Some(&start), Some(&shape), None, None, true)?;
+            let input = match &piece {
+                Ok(bytes) => MemIn::Bytes { memtype: v.nctype, buf: bytes },
+                Err(strings) => MemIn::Strings(strings),
+            };
+            ds.put_slab(0, id as i32, &slab, input).map_err(|e| e.context(format!("{} from {}", v.name, inp.path)))?;
         }
     }
     ds.close()?;
@@ -205,8 +208,8 @@ pub fn aggregate(out: &str, inputs: &[String], opts: &Options) -> NcResult<Summa
 }
 
 /// A numeric, char or string type (what the aggregation tool handles).
-fn type_ok(t: NcType) -> Option<()> {
-    (NC_BYTE..=NC_STRING).contains(&t).then_some(())
+fn type_ok(t: NcType) -> bool {
+    (NC_BYTE..=NC_STRING).contains(&t)
 }
 
 fn put_atts(ds: &mut Dataset, varid: usize, atts: &[Att]) -> NcResult<()> {
@@ -228,19 +231,11 @@ fn check_same_var(first: &Described, inp: &Input, v: &DescVar) -> NcResult<()> {
     Ok(())
 }
 
-/// Two value lists of one type, one after the other.
-fn concat(a: Values, b: &Values) -> NcResult<Values> {
-    let t = a.nc_type();
-    if t != b.nc_type() {
-        return Err(invalid("types differ between inputs"));
-    }
-    let mut bytes = a.to_ne_bytes();
-    bytes.extend_from_slice(&b.to_ne_bytes());
-    Values::from_ne_bytes(t, &bytes)
-}
+/// A variable's values: native bytes of its type, or its strings.
+type Data = Result<Vec<u8>, Vec<String>>;
 
-/// All values of a root variable of an input.
-fn read_whole(inp: &Input, name: &str) -> NcResult<Result<Values, Vec<String>>> {
+/// All values of a root variable of an input, with its shape.
+fn read_whole(inp: &Input, name: &str) -> NcResult<(Vec<u64>, Data)> {
     let fv = inp.file.var(name)?;
     let n = fv.shape.iter().try_fold(1u64, |a, &x| a.checked_mul(x)).ok_or_else(|| NcError::new(NC_EEDGE))?;
     let limit = crate::limits::limits().max_chunk_bytes;
@@ -253,13 +248,13 @@ fn read_whole(inp: &Input, name: &str) -> NcResult<Result<Values, Vec<String>>> 
         }
         let mut out = vec![String::new(); n as usize];
         inp.file.read_strings(&fv, &region, &mut out)?;
-        return Ok(Err(out));
+        return Ok((fv.shape, Err(out)));
     }
     let size = super::super::types::type_size(fv.nctype).ok_or_else(|| NcError::new(NC_EBADTYPE))?;
     let mut buf = crate::limits::try_zeroed(n.saturating_mul(size as u64), limit)
         .map_err(|e| NcError::with(NC_ENOMEM, format!("{name}: {e}")))?;
     inp.file.read(&fv, &region, fv.nctype, &mut buf)?;
-    Ok(Ok(Values::from_ne_bytes(fv.nctype, &buf)?))
+    Ok((fv.shape, Ok(buf)))
 }
 
 /// `Conventions` naming the form written: CF-1.13 (replacing an older CF
