@@ -74,8 +74,7 @@ pub fn open(path: &str, omode: i32) -> NcResult<Option<Dataset>> {
     let file = reader.open(path)?;
     // only a file whose Conventions name an aggregation convention is
     // described (read whole): the others stay libnetcdf's
-    let conventions = file.global_text("Conventions").or_else(|| file.global_text("conventions"));
-    if !conventions.is_some_and(|c| aggregate::conventions_aggregate(&c)) {
+    if !aggregate::dataset_conventions_aggregate(|n| file.global_text(n)) {
         return Ok(None);
     }
     let d = file.describe()?;

@@ -203,9 +203,7 @@ impl Drop for NetcdfFile {
 pub(crate) fn may_aggregate(ncid: c_int) -> bool {
     let Ok(nc) = netcdf() else { return false };
     let _l = netcdf_lock();
-    [c"Conventions", c"conventions"]
-        .iter()
-        .any(|n| text_att(nc, ncid, NC_GLOBAL, n).is_some_and(|c| aggregate::conventions_aggregate(&c)))
+    aggregate::dataset_conventions_aggregate(|n| text_att(nc, ncid, NC_GLOBAL, &CString::new(n).ok()?))
 }
 
 impl NetcdfFile {
@@ -213,6 +211,22 @@ impl NetcdfFile {
     fn text_att(&self, ncid: c_int, varid: c_int, name: &CStr) -> Option<String> {
         text_att(self.nc, ncid, varid, name)
     }
+}
+
+/// The strings libnetcdf allocated into `ptrs` (NULL: none), copied, then
+/// freed with `nc_free_string` (the caller holds the lock).
+///
+/// # Safety
+/// Each pointer is NULL or a NUL-terminated string libnetcdf allocated.
+unsafe fn take_strings(nc: &Netcdf, ptrs: &mut [*mut c_char]) -> Vec<Option<String>> {
+    let strings = ptrs
+        .iter()
+        // SAFETY: as the caller promises.
+        .map(|&q| (!q.is_null()).then(|| unsafe { CStr::from_ptr(q) }.to_string_lossy().into_owned()))
+        .collect();
+    // SAFETY: as the caller promises.
+    unsafe { (nc.free_string)(ptrs.len(), ptrs.as_mut_ptr()) };
+    strings
 }
 
 /// A text attribute (char or string), if there is one (the caller holds
@@ -240,11 +254,8 @@ fn text_att(nc: &Netcdf, ncid: c_int, varid: c_int, name: &CStr) -> Option<Strin
             if rc != NC_NOERR {
                 return None;
             }
-            // SAFETY: libnetcdf filled NUL-terminated strings (or NULL).
-            let s = (!p[0].is_null()).then(|| unsafe { CStr::from_ptr(p[0]) }.to_string_lossy().into_owned());
-            // SAFETY: the strings libnetcdf allocated.
-            unsafe { (nc.free_string)(len, p.as_mut_ptr()) };
-            s
+            // SAFETY: libnetcdf filled `p` with its strings (or NULL).
+            unsafe { take_strings(nc, &mut p) }.into_iter().next().flatten()
         }
         _ => None,
     }
@@ -332,19 +343,9 @@ impl NetcdfFile {
                     let rc = unsafe { (nc.get_att_string)(ncid, varid, cname.as_ptr(), p.as_mut_ptr() as *mut c_void) };
                     nc.check(rc, what)?;
                 }
-                let strings = p
-                    .iter()
-                    .map(|&q| {
-                        // SAFETY: NUL-terminated strings (or NULL) from libnetcdf.
-                        (!q.is_null()).then(|| unsafe { CStr::from_ptr(q) }.to_string_lossy().into_owned())
-                    })
-                    .map(Option::unwrap_or_default)
-                    .collect();
-                if len > 0 {
-                    // SAFETY: the strings libnetcdf allocated.
-                    unsafe { (nc.free_string)(len, p.as_mut_ptr()) };
-                }
-                Values::String(strings)
+                // SAFETY: libnetcdf filled `p` with its strings (or NULL).
+                let strings = unsafe { take_strings(nc, &mut p) };
+                Values::String(strings.into_iter().map(Option::unwrap_or_default).collect())
             } else {
                 let size = crate::engine::types::type_size(t)
                     .ok_or_else(|| NcError::with(NC_ENOTBUILT, format!("{}: a user-defined type", what())))?;
@@ -443,13 +444,11 @@ impl Fragment for NetcdfFile {
         }
         let mut ptrs: Vec<*mut c_char> = vec![std::ptr::null_mut(); out.len()];
         self.get_vars(var, region, ptrs.as_mut_ptr() as *mut c_void)?;
-        for (s, &p) in out.iter_mut().zip(&ptrs) {
-            // SAFETY: NUL-terminated strings (or NULL) from libnetcdf.
-            *s = if p.is_null() { String::new() } else { unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned() };
-        }
         let _l = netcdf_lock();
-        // SAFETY: the strings libnetcdf allocated.
-        unsafe { (nc.free_string)(ptrs.len(), ptrs.as_mut_ptr()) };
+        // SAFETY: libnetcdf filled `ptrs` with its strings (or NULL).
+        for (s, t) in out.iter_mut().zip(unsafe { take_strings(nc, &mut ptrs) }) {
+            *s = t.unwrap_or_default();
+        }
         Ok(())
     }
 

@@ -36,7 +36,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// range of request positions inside it, per master dimension.
 type Touched = (usize, Vec<(u64, u64)>, Vec<(u64, u64)>);
 
-/// The caller's buffer, shared by the partitions read in parallel.
 /// The caller's buffer, shared by the partitions read in parallel: each
 /// writes only the elements of its own master positions (distinct
 /// positions go to distinct elements: partitions run in parallel only for a
@@ -418,9 +417,7 @@ impl Aggregated {
         }
         Ok(scatter(&data, base, &offs, ks, req, mtype, out)? | range)
     }
-}
 
-impl Aggregated {
     /// Where the fragment box of `ks` lands in the caller's buffer, when it
     /// can be read straight there: `(offset, elements)` of one contiguous
     /// run. That is when the values need no conversion of their own (no

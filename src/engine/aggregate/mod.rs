@@ -139,6 +139,13 @@ pub fn conventions_aggregate(conventions: &str) -> bool {
     })
 }
 
+/// Whether a dataset's global `Conventions` (or `conventions`) attribute,
+/// read by `global_text`, names a convention with aggregation variables
+/// (see [`conventions_aggregate`]).
+pub fn dataset_conventions_aggregate(global_text: impl Fn(&str) -> Option<String>) -> bool {
+    ["Conventions", "conventions"].iter().any(|n| global_text(n).is_some_and(|c| conventions_aggregate(&c)))
+}
+
 /// Whether a variable with these attributes is an aggregation variable.
 pub(crate) fn is_aggregation(atts: &[Att]) -> bool {
     form_of(atts).is_some()
