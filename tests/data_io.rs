@@ -527,8 +527,8 @@ fn chunk_runs_cover_every_position_once() {
         }
         let map = r.map();
         let slab = Slab {
-            start: r.start.clone(),
-            count: r.count.clone(),
+            start: r.start.as_slice().into(),
+            count: r.count.as_slice().into(),
             stride: r.stride.iter().map(|&x| x as u64).collect(),
             imap: map.iter().map(|&x| x as u64).collect(),
             dense: r.imap.is_none(),

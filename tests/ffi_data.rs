@@ -551,3 +551,52 @@ fn checksum_bzip2_lz4_filters() {
         assert_eq!(nc_close(nc), 0);
     }
 }
+
+/// The data path keeps each variable's chunk layout between calls
+/// (`engine::data::LayoutSlot`): a change of metadata after data were
+/// read and written must reach it. Renaming the variable and its group
+/// moves its chunks (a stale layout would look under the old key and read
+/// fill values: this test fails then); writes past the end of an unlimited
+/// dimension, after reads, read back in the grown shape.
+#[test]
+fn metadata_changes_after_data_access_reach_the_data_path() {
+    unsafe {
+        let p = CString::new("mem://ffi_data/layout_changes").unwrap();
+        let (mut nc, mut g, mut x, mut t, mut v) = (0, 0, 0, 0, 0);
+        assert_eq!(nc_create(p.as_ptr(), NC_CLOBBER | NC_NETCDF4, &mut nc), 0);
+        assert_eq!(nc_def_grp(nc, c"g".as_ptr(), &mut g), 0);
+        assert_eq!(nc_def_dim(g, c"x".as_ptr(), 4, &mut x), 0);
+        assert_eq!(nc_def_dim(g, c"t".as_ptr(), NC_UNLIMITED as usize, &mut t), 0);
+        assert_eq!(nc_def_var(g, c"v".as_ptr(), NC_FLOAT, 2, [x, t].as_ptr(), &mut v), 0);
+        assert_eq!(nc_def_var_chunking(g, v, NC_CHUNKED, [2usize, 2].as_ptr()), 0);
+        let fill: f32 = -1.0;
+        assert_eq!(nc_def_var_fill(g, v, 0, (&fill as *const f32).cast()), 0);
+        assert_eq!(nc_enddef(nc), 0);
+        let get = |at: [usize; 2]| {
+            let mut got = 0f32;
+            let rc = nc_get_var1_float(g, v, at.as_ptr(), &mut got);
+            (rc, got)
+        };
+        assert_eq!(nc_put_var1_float(g, v, [1usize, 1].as_ptr(), &5.0), 0);
+        assert_eq!(get([1, 1]), (0, 5.0));
+        assert_eq!(get([1, 3]).0, NC_EINVALCOORDS);
+        // grows t from 2 to 4: the cached layout had the old shape
+        assert_eq!(nc_put_var1_float(g, v, [2usize, 3].as_ptr(), &7.0), 0);
+        assert_eq!(get([2, 3]), (0, 7.0));
+        assert_eq!(get([2, 2]), (0, -1.0));
+        let mut all = [0f32; 16];
+        assert_eq!(nc_get_vara_float(g, v, [0usize, 0].as_ptr(), [4usize, 4].as_ptr(), all.as_mut_ptr()), 0);
+        assert_eq!((all[5], all[11], all[0]), (5.0, 7.0, -1.0));
+        // the chunks move with the names; the values read stay
+        assert_eq!(nc_redef(nc), 0);
+        assert_eq!(nc_rename_var(g, v, c"w".as_ptr()), 0);
+        assert_eq!(nc_enddef(nc), 0);
+        assert_eq!(get([1, 1]), (0, 5.0));
+        assert_eq!(nc_put_var1_float(g, v, [0usize, 0].as_ptr(), &9.0), 0);
+        assert_eq!(nc_redef(nc), 0);
+        assert_eq!(nc_rename_grp(g, c"h".as_ptr()), 0);
+        assert_eq!(nc_enddef(nc), 0);
+        assert_eq!((get([1, 1]), get([0, 0]), get([2, 3])), ((0, 5.0), (0, 9.0), (0, 7.0)));
+        assert_eq!(nc_close(nc), 0);
+    }
+}

@@ -37,19 +37,69 @@ pub struct Shuffle {
     pub size: usize,
 }
 
-impl Codec for Shuffle {
-    fn encode(&self, data: &[u8]) -> CodecResult<Vec<u8>> {
-        let (s, n) = (self.size, data.len() / self.size.max(1));
-        if s <= 1 {
-            return Ok(data.to_vec());
+/// Byte `b` of element `e` goes to byte `e` of plane `b`: `n` whole
+/// elements of `S` bytes from `data` into `out`. Const-generic for the usual
+/// element sizes, so the compiler unrolls the byte loop.
+fn shuffle_n<const S: usize>(data: &[u8], out: &mut [u8], n: usize) {
+    let planes: [&mut [u8]; S] = {
+        let mut rest = &mut out[..S * n];
+        std::array::from_fn(|_| {
+            let (p, r) = std::mem::take(&mut rest).split_at_mut(n);
+            rest = r;
+            p
+        })
+    };
+    for (e, el) in data[..S * n].chunks_exact(S).enumerate() {
+        for b in 0..S {
+            planes[b][e] = el[b];
         }
-        let mut out = data.to_vec();
-        for e in 0..n {
-            for b in 0..s {
+    }
+}
+
+/// The reverse of `shuffle_n`.
+fn unshuffle_n<const S: usize>(data: &[u8], out: &mut [u8], n: usize) {
+    let planes: [&[u8]; S] = std::array::from_fn(|b| &data[b * n..(b + 1) * n]);
+    for (e, el) in out[..S * n].chunks_exact_mut(S).enumerate() {
+        for b in 0..S {
+            el[b] = planes[b][e];
+        }
+    }
+}
+
+/// Any element size: the same loops without unrolling.
+fn shuffle_any(data: &[u8], out: &mut [u8], s: usize, n: usize, encode: bool) {
+    for e in 0..n {
+        for b in 0..s {
+            if encode {
                 out[b * n + e] = data[e * s + b];
+            } else {
+                out[e * s + b] = data[b * n + e];
             }
         }
-        Ok(out)
+    }
+}
+
+fn run(data: &[u8], s: usize, encode: bool) -> CodecResult<Vec<u8>> {
+    let n = data.len() / s.max(1);
+    let mut out = super::out_buf(data.len())?;
+    // a trailing partial element stays where it is
+    out[s * n..].copy_from_slice(&data[s * n..]);
+    match (s, encode) {
+        (0 | 1, _) => out.copy_from_slice(data),
+        (2, true) => shuffle_n::<2>(data, &mut out, n),
+        (4, true) => shuffle_n::<4>(data, &mut out, n),
+        (8, true) => shuffle_n::<8>(data, &mut out, n),
+        (2, false) => unshuffle_n::<2>(data, &mut out, n),
+        (4, false) => unshuffle_n::<4>(data, &mut out, n),
+        (8, false) => unshuffle_n::<8>(data, &mut out, n),
+        _ => shuffle_any(data, &mut out, s, n, encode),
+    }
+    Ok(out)
+}
+
+impl Codec for Shuffle {
+    fn encode(&self, data: &[u8]) -> CodecResult<Vec<u8>> {
+        run(data, self.size, true)
     }
 
     fn announced_len(&self, data: &[u8]) -> Option<usize> {
@@ -57,17 +107,7 @@ impl Codec for Shuffle {
     }
 
     fn decode(&self, data: &[u8], _decoded_len: usize) -> CodecResult<Vec<u8>> {
-        let (s, n) = (self.size, data.len() / self.size.max(1));
-        if s <= 1 {
-            return Ok(data.to_vec());
-        }
-        let mut out = data.to_vec();
-        for e in 0..n {
-            for b in 0..s {
-                out[e * s + b] = data[b * n + e];
-            }
-        }
-        Ok(out)
+        run(data, self.size, false)
     }
 
     fn encoded_len(&self, decoded_len: usize) -> Option<usize> {

@@ -24,7 +24,7 @@ use crate::map::{StoreKey, Version};
 use lru::LruCache;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, RwLock};
 
 /// Cache settings (netCDF's size, number of elements and preemption).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -260,12 +260,18 @@ pub struct ChunkCache {
     /// Signalled when a write-back of `writing` ends.
     written: Condvar,
     /// Byte-range reads of uncached chunks, counted per chunk
-    /// ([`ChunkCache::count_partial_read`]): direct-mapped by a hash of the
-    /// key, its high bits as a tag, the count in the low [`COUNT_BITS`].
-    partial: Box<[AtomicU64]>,
+    /// ([`ChunkCache::count_partial_read`]): sets of [`PARTIAL_WAYS`]
+    /// counters chosen by a hash of the key, whose high bits tag the
+    /// counter, the count in the low [`COUNT_BITS`]. Allocated at the first
+    /// byte-range read (a dataset of 10 000 variables has 10 000 caches).
+    partial: OnceLock<Box<[AtomicU64]>>,
 }
 
-const PARTIAL_SLOTS: usize = 256;
+const PARTIAL_SETS: usize = 128;
+/// Four ways: chunks read in part at once rarely take each other's
+/// counters (with one way, 64 chunks read in turn restarted each other's
+/// counts in about 8 slots, and those chunks stayed uncached).
+const PARTIAL_WAYS: usize = 4;
 const COUNT_BITS: u32 = 16;
 
 impl std::fmt::Debug for ChunkCache {
@@ -287,7 +293,7 @@ impl ChunkCache {
                 writing: HashMap::new(),
             }),
             written: Condvar::new(),
-            partial: (0..PARTIAL_SLOTS).map(|_| AtomicU64::new(0)).collect(),
+            partial: OnceLock::new(),
         }
     }
 
@@ -331,6 +337,33 @@ impl ChunkCache {
         i.writing.get(key).map(|f| (f.data.as_ref().clone(), f.base.clone(), None))
     }
 
+    /// A small write into a chunk the cache holds dirty, that no reader
+    /// shares: `mark` marks the elements it changes, then `change` changes
+    /// them in place, under the cache's lock (so keep it small: a loop of
+    /// `nc_put_var1` neither takes the chunk out nor puts it back). `None`
+    /// when the chunk is not there dirty, is shared, or is being written
+    /// back: the caller takes the general path. Marked before the change,
+    /// so that a panic in it leaves the elements it may have changed marked.
+    pub fn update_dirty<R>(
+        &self,
+        key: &StoreKey,
+        mark: &dyn Fn(&mut DirtyMask),
+        change: impl FnOnce(&mut [u8]) -> R,
+    ) -> Option<R> {
+        let mut i = self.lock();
+        if i.writing.contains_key(key) {
+            return None;
+        }
+        let used = i.tick + 1;
+        let e = i.dirty.get_mut(key)?;
+        let data = Arc::get_mut(&mut e.data)?;
+        mark(e.mask.as_mut()?);
+        e.used = used;
+        let r = change(data);
+        i.tick = used;
+        Some(r)
+    }
+
     /// Puts a chunk that a writer took out ([`ChunkCache::take_for_write`])
     /// back, dirty, without writing anything (for [`Unsaved`], on unwind):
     /// its mask (or a new one) gets the writer's marks too, since any of
@@ -367,23 +400,37 @@ impl ChunkCache {
     /// again. (A rent-or-buy rule: repeated small reads of one chunk, a
     /// loop of `nc_get_var1`, end up served from memory after costing at
     /// most about one whole read; scattered ones stay small.) Counts are
-    /// approximate: two chunks whose hashes share a slot restart each
-    /// other's.
+    /// approximate: a chunk counted in a full set takes the counter of the
+    /// least read chunk there, whose count starts again.
     pub fn count_partial_read(&self, key: &StoreKey, limit: u64) -> bool {
         use std::hash::{Hash, Hasher};
+        const MASK: u64 = (1u64 << COUNT_BITS) - 1;
+        let limit = limit.clamp(1, MASK);
+        if limit == 1 {
+            return true;
+        }
         let mut h = std::collections::hash_map::DefaultHasher::new();
         key.hash(&mut h);
         let hash = h.finish();
-        let slot = &self.partial[(hash % PARTIAL_SLOTS as u64) as usize];
-        let tag = hash & !((1u64 << COUNT_BITS) - 1);
-        let limit = limit.clamp(1, (1u64 << COUNT_BITS) - 1);
-        let old = slot.load(Ordering::Relaxed);
-        let count = if old & !((1u64 << COUNT_BITS) - 1) == tag { (old & ((1u64 << COUNT_BITS) - 1)) + 1 } else { 1 };
-        if count >= limit {
-            slot.store(0, Ordering::Relaxed);
-            return true;
+        let table = self.partial.get_or_init(|| (0..PARTIAL_SETS * PARTIAL_WAYS).map(|_| AtomicU64::new(0)).collect());
+        let set = (hash % PARTIAL_SETS as u64) as usize * PARTIAL_WAYS;
+        let ways = &table[set..set + PARTIAL_WAYS];
+        let tag = hash & !MASK;
+        for w in ways {
+            let old = w.load(Ordering::Relaxed);
+            if old & MASK != 0 && old & !MASK == tag {
+                let count = (old & MASK) + 1;
+                if count >= limit {
+                    w.store(0, Ordering::Relaxed);
+                    return true;
+                }
+                w.store(tag | count, Ordering::Relaxed);
+                return false;
+            }
         }
-        slot.store(tag | count, Ordering::Relaxed);
+        // a new chunk takes the counter with the fewest reads
+        let victim = ways.iter().min_by_key(|w| w.load(Ordering::Relaxed) & MASK).unwrap_or(&ways[0]);
+        victim.store(tag | 1, Ordering::Relaxed);
         false
     }
 

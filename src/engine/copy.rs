@@ -52,6 +52,7 @@ impl Dataset {
     /// (`NC_EBADDIM` if missing) and must have the same length, unless
     /// both are unlimited (`NC_EINVAL`).
     pub fn copy_var_in(&mut self, gid: usize, copy: VarCopy) -> NcResult<i32> {
+        self.touch();
         let mut dimids = Vec::with_capacity(copy.dims.len());
         for d in &copy.dims {
             let id = self

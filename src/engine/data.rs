@@ -21,7 +21,7 @@ use super::convert::{convert, elem_size, swap_bytes};
 use super::error::*;
 use super::model::{native_endian, Dataset, Var};
 pub use super::slab::Slab;
-use super::slab::{Grid, Part, Run, Runs};
+use super::slab::{Grid, Part, PerDim, Run, Runs};
 use super::types::{range_result, Values};
 use super::{NcError, NcResult};
 use crate::map::{Store, StoreKey, Version};
@@ -30,7 +30,7 @@ use rayon::prelude::*;
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 thread_local! {
     /// A chunk buffer per worker thread, reused across chunks and calls so
@@ -142,6 +142,10 @@ const PARTIAL_READ_RUNS: u64 = 16;
 /// request against a copy from the page cache), so repeated small reads of
 /// one chunk cost at most about twice the best choice made in hindsight.
 const PARTIAL_READ_RENT: u64 = 16 * 1024;
+/// A write of at most this many elements into a chunk the cache holds
+/// changed already is made in place, under the cache's lock
+/// ([`ChunkCache::update_dirty`]); larger ones take the chunk out.
+const IN_PLACE_ELEMENTS: u64 = 4096;
 
 /// Fill values for a chunk that is not materialised are made this many
 /// bytes at a time (at least one element).
@@ -207,6 +211,27 @@ struct ChunkLayout {
     codec_err: Option<NcError>,
     /// The variable's chunks are inner chunks of shards.
     shard: Option<Box<Sharded>>,
+}
+
+/// A variable's [`ChunkLayout`] as the data path last built it, with the
+/// dataset's metadata count ([`Dataset::touch`]) it was built at. Used
+/// again while that count and the variable's shape are unchanged (a write
+/// may grow an unlimited dimension, a merge may take another writer's
+/// length), so a loop of one-element calls does not rebuild it (its fill
+/// value, codec chain, key and strides) every time. A clone is empty.
+#[derive(Default)]
+pub struct LayoutSlot(Mutex<Option<(u64, Arc<ChunkLayout>)>>);
+
+impl Clone for LayoutSlot {
+    fn clone(&self) -> Self {
+        LayoutSlot::default()
+    }
+}
+
+impl std::fmt::Debug for LayoutSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LayoutSlot")
+    }
 }
 
 /// A variable's shards, for [`ChunkLayout`].
@@ -765,6 +790,24 @@ fn type_check(v: &Var, memtype: NcType) -> NcResult<()> {
 }
 
 impl Dataset {
+    /// The chunk layout of variable `varid` of group `gid` (which exists):
+    /// the cached one if still current, else built and cached.
+    fn chunk_layout(&self, gid: usize, varid: usize) -> NcResult<Arc<ChunkLayout>> {
+        let v = &self.groups[gid].vars[varid];
+        let lock = || v.layout.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((generation, lay)) = &*lock() {
+            let same_shape = v.is_scalar()
+                || (lay.shape.len() == v.dimids.len()
+                    && v.dimids.iter().zip(&lay.shape).all(|(&d, &n)| self.dims[d].len == n));
+            if *generation == self.meta_gen && same_shape {
+                return Ok(lay.clone());
+            }
+        }
+        let lay = Arc::new(ChunkLayout::new(self, gid, varid)?);
+        *lock() = Some((self.meta_gen, lay.clone()));
+        Ok(lay)
+    }
+
     /// Resolves and checks a hyperslab (netCDF-C's rules): NULL start is
     /// all zeros, NULL count the rest of each dimension, NULL stride ones,
     /// NULL map the dense C order of `count`. A write may extend unlimited
@@ -782,7 +825,8 @@ impl Dataset {
     ) -> NcResult<Slab> {
         let v = self.var(gid, varid)?;
         if v.is_scalar() {
-            return Ok(Slab { start: vec![0], count: vec![1], stride: vec![1], imap: vec![1], dense: true });
+            let one = |x: u64| PerDim::from_elem(x, 1);
+            return Ok(Slab { start: one(0), count: one(1), stride: one(1), imap: one(1), dense: true });
         }
         let shape = self.var_shape(v);
         let nd = shape.len();
@@ -794,8 +838,8 @@ impl Dataset {
         {
             return Err(NcError::with(NC_EINVAL, "one entry per dimension is needed"));
         }
-        let start: Vec<u64> = start.map(<[u64]>::to_vec).unwrap_or_else(|| vec![0; nd]);
-        let mut stride_v = vec![1u64; nd];
+        let start: PerDim<u64> = start.map_or_else(|| PerDim::from_elem(0, nd), PerDim::from_slice);
+        let mut stride_v: PerDim<u64> = PerDim::from_elem(1, nd);
         if let Some(s) = stride {
             for d in 0..nd {
                 if s[d] <= 0 || s[d] > i32::MAX as i64 {
@@ -810,8 +854,8 @@ impl Dataset {
                 return Err(NcError::new(NC_EINVALCOORDS));
             }
         }
-        let count: Vec<u64> = match count {
-            Some(c) => c.to_vec(),
+        let count: PerDim<u64> = match count {
+            Some(c) => PerDim::from_slice(c),
             None => (0..nd).map(|d| shape[d].saturating_sub(start[d])).collect(),
         };
         for d in 0..nd {
@@ -835,10 +879,10 @@ impl Dataset {
                 if m.iter().any(|&x| x < 0) {
                     return Err(NcError::with(NC_EINVAL, "negative memory map"));
                 }
-                (m.iter().map(|&x| x as u64).collect::<Vec<_>>(), false)
+                (m.iter().map(|&x| x as u64).collect::<PerDim<_>>(), false)
             }
             None => {
-                let mut im = vec![1u64; nd];
+                let mut im: PerDim<u64> = PerDim::from_elem(1, nd);
                 for d in (0..nd.saturating_sub(1)).rev() {
                     im[d] = im[d + 1].saturating_mul(count[d + 1]);
                 }
@@ -1013,7 +1057,7 @@ impl Dataset {
         if let Some(src) = &v.source {
             return src.read(slab, out);
         }
-        let lay = ChunkLayout::new(self, gid, varid as usize)?;
+        let lay = self.chunk_layout(gid, varid as usize)?;
         let grid = Grid::new(slab, &lay.chunks);
         let cache = v.cache.clone();
         let keep = grid.len().saturating_mul(lay.chunk_bytes()) <= cache.config().size;
@@ -1185,10 +1229,11 @@ impl Dataset {
         // per chunk dimension (a scalar has one, fixed)
         let mut unlimited: Vec<bool> = dimids.iter().map(|&d| self.dims[d].unlimited).collect();
         unlimited.resize(unlimited.len().max(1), false);
-        let v = self.var_mut(gid, varid)?;
+        // (not through `var_mut`, which counts as a change of metadata)
+        let v = &mut self.groups[gid].vars[varid as usize];
         v.has_data = true;
         let cache = v.cache.clone();
-        let chunks = ChunkLayout::new(self, gid, varid as usize)?;
+        let chunks = self.chunk_layout(gid, varid as usize)?;
         // writes go by stored objects: whole shards, if there are shards
         let lay = chunks.storage();
         lay.check_codecs()?;
@@ -1273,6 +1318,15 @@ impl Dataset {
                     lay.encode_and_write(&*store, &key, buf)?;
                     Ok(r)
                 })?
+            } else if let Some(r) = (runs.elements() <= IN_PLACE_ELEMENTS)
+                .then(|| {
+                    let mark = |mask: &mut DirtyMask| runs.for_each(|run| mask.mark(run.chunk, run.n));
+                    cache.update_dirty(&key, &mark, |chunk| fill_in(chunk))
+                })
+                .flatten()
+            {
+                // a few elements into a chunk already changed in the cache
+                r
             } else {
                 let taken = match cache.take_for_write(&key) {
                     Some(taken) => taken,
@@ -1380,7 +1434,7 @@ impl Dataset {
                 if !v.cache.has_dirty() {
                     continue;
                 }
-                let lay = ChunkLayout::new(self, gid, vid)?;
+                let lay = self.chunk_layout(gid, vid)?;
                 let store = self.store.clone();
                 v.cache.flush(&|k: &StoreKey, d: Dirty<'_>| lay.storage().write_back(&*store, k, d))?;
             }
@@ -1402,7 +1456,7 @@ impl Dataset {
     /// `nc_set_var_chunk_cache`.
     pub fn set_var_cache(&self, gid: usize, varid: i32, config: super::cache::CacheConfig) -> NcResult<()> {
         let v = self.var(gid, varid)?;
-        let lay = ChunkLayout::new(self, gid, varid as usize)?;
+        let lay = self.chunk_layout(gid, varid as usize)?;
         let store = self.store.clone();
         v.cache.set_config(config, &|k: &StoreKey, d: Dirty<'_>| lay.storage().write_back(&*store, k, d))
     }

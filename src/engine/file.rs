@@ -198,6 +198,7 @@ fn libc_enoent() -> i32 {
 impl Dataset {
     /// `nc_enddef`: persists the metadata and leaves define mode.
     pub fn enddef(&mut self) -> NcResult<()> {
+        self.touch();
         if !self.define_mode {
             return Err(NcError::new(NC_ENOTINDEFINE));
         }
@@ -208,6 +209,7 @@ impl Dataset {
 
     /// `nc_sync`: persists everything written so far.
     pub fn sync(&mut self) -> NcResult<()> {
+        self.touch();
         if !self.writable {
             return Ok(());
         }
@@ -224,6 +226,7 @@ impl Dataset {
     /// once closed, every use of it is `NC_EBADID` (a thread that was
     /// waiting for it to write gets that, rather than success and lost data).
     pub fn close(&mut self) -> NcResult<()> {
+        self.touch();
         if self.closed {
             return Err(NcError::new(NC_EBADID));
         }
@@ -318,6 +321,7 @@ impl Dataset {
     /// and never taken out of its first define mode is deleted. Once
     /// aborted, every use of it is `NC_EBADID`.
     pub fn abort(&mut self) -> NcResult<()> {
+        self.touch();
         if self.closed {
             return Err(NcError::new(NC_EBADID));
         }
@@ -331,6 +335,7 @@ impl Dataset {
     /// `nc_set_fill`: the fill mode for variables defined from now on;
     /// returns the previous mode.
     pub fn set_fill(&mut self, fillmode: i32) -> NcResult<i32> {
+        self.touch();
         self.check_writable()?;
         let old = if self.default_nofill { NC_NOFILL } else { NC_FILL };
         match fillmode {

@@ -54,6 +54,7 @@ impl Dataset {
     /// in place. No codec for `id` is `NC_ENOFILTER`, a wrong parameter
     /// count `NC_EFILTER`, a bad parameter `NC_EINVAL`.
     pub fn def_var_codec_filter(&mut self, gid: usize, varid: i32, id: u32, params: &[u32]) -> NcResult<()> {
+        self.touch();
         match (id, params) {
             (H5Z_FILTER_SHUFFLE, _) => self.def_var_deflate(gid, varid, true, false, 0),
             (H5Z_FILTER_DEFLATE, &[level]) => self.def_var_deflate(gid, varid, false, true, level as i32),

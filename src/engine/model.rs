@@ -102,6 +102,9 @@ pub struct Var {
     /// aggregated variable's partitions (`engine::aggregate`), or the
     /// netCDF file the dataset was read from (`engine::ncfile`).
     pub source: Option<Arc<dyn VarSource>>,
+    /// The chunk layout the data path built for this variable, kept for the
+    /// next call while the metadata have not changed (empty in a clone).
+    pub layout: super::data::LayoutSlot,
 }
 
 /// The data of a variable that are not chunks of the dataset's store.
@@ -178,6 +181,11 @@ pub struct Dataset {
     /// Store content skipped while opening (a malformed `.zmetadata`): what
     /// and why, for the caller to report.
     pub(in crate::engine) notes: Vec<String>,
+    /// Counts metadata changes: every method that takes the dataset
+    /// mutably for its metadata advances it ([`Dataset::touch`]); a
+    /// variable's cached chunk layout is used only at the count it was
+    /// built at (`data::LayoutSlot`).
+    pub(in crate::engine) meta_gen: u64,
 }
 
 /// A codec's JSON with its keys in the order netCDF-C's codec plugins
@@ -238,7 +246,13 @@ impl Dataset {
             written: HashMap::new(),
             closed: false,
             notes: Vec::new(),
+            meta_gen: 0,
         }
+    }
+
+    /// Records a change of metadata: cached chunk layouts are rebuilt.
+    pub(in crate::engine) fn touch(&mut self) {
+        self.meta_gen = self.meta_gen.wrapping_add(1);
     }
 
     // ---- what the API layer may ask ------------------------------------------
@@ -250,6 +264,7 @@ impl Dataset {
 
     /// Names the dataset as the user knows it (an in-memory image's name).
     pub fn set_path(&mut self, path: &str) {
+        self.touch();
         self.path = path.to_string();
     }
 
@@ -261,6 +276,7 @@ impl Dataset {
     /// What was skipped of the store while opening, for the caller to
     /// report; emptied by the call.
     pub fn take_notes(&mut self) -> Vec<String> {
+        self.touch();
         std::mem::take(&mut self.notes)
     }
 
@@ -308,6 +324,7 @@ impl Dataset {
     /// a call makes this way).
     #[cfg(feature = "test-support")]
     pub fn wrap_store(&mut self, wrap: impl FnOnce(Arc<dyn Store>) -> Arc<dyn Store>) {
+        self.touch();
         self.store = wrap(self.store.clone());
     }
 
@@ -318,6 +335,7 @@ impl Dataset {
     }
 
     pub fn group_mut(&mut self, gid: usize) -> NcResult<&mut Group> {
+        self.touch();
         if self.closed {
             return Err(bad_id());
         }
@@ -330,6 +348,7 @@ impl Dataset {
     }
 
     pub fn var_mut(&mut self, gid: usize, varid: i32) -> NcResult<&mut Var> {
+        self.touch();
         let g = self.group_mut(gid)?;
         usize::try_from(varid).ok().and_then(|v| g.vars.get_mut(v)).ok_or(NcError::new(NC_ENOTVAR))
     }
@@ -429,6 +448,7 @@ impl Dataset {
     /// netCDF-4 semantics: definitions in data mode re-enter define mode
     /// automatically, except under the classic model.
     pub fn auto_redef(&mut self) -> NcResult<()> {
+        self.touch();
         self.check_writable()?;
         if !self.define_mode {
             if self.classic_model {
@@ -440,6 +460,7 @@ impl Dataset {
     }
 
     pub fn redef(&mut self) -> NcResult<()> {
+        self.touch();
         self.check_writable()?;
         if self.define_mode {
             return Err(NcError::new(NC_EINDEFINE));
@@ -454,6 +475,7 @@ impl Dataset {
     }
 
     pub fn def_grp(&mut self, parent: usize, name: &str) -> NcResult<usize> {
+        self.touch();
         self.group(parent)?;
         if self.classic_model {
             return Err(NcError::new(NC_ESTRICTNC3));
@@ -480,6 +502,7 @@ impl Dataset {
     }
 
     pub fn def_dim(&mut self, gid: usize, name: &str, len: u64) -> NcResult<usize> {
+        self.touch();
         self.group(gid)?;
         check_name(name)?;
         self.auto_redef()?;
@@ -500,6 +523,7 @@ impl Dataset {
     }
 
     pub fn def_var(&mut self, gid: usize, name: &str, nctype: NcType, dimids: &[i32]) -> NcResult<usize> {
+        self.touch();
         self.group(gid)?;
         check_name(name)?;
         if !is_atomic(nctype) {
@@ -557,6 +581,7 @@ impl Dataset {
             cache: Arc::new(super::cache::ChunkCache::new(super::cache::defaults())),
             shard: None,
             source: None,
+            layout: Default::default(),
         };
         var.chunks = default_chunks(&self.var_shape(&var), &self.var_unlimited(&var), type_size(nctype).unwrap_or(1));
         let g = &mut self.groups[gid];
@@ -576,6 +601,7 @@ impl Dataset {
     }
 
     pub fn def_var_chunking(&mut self, gid: usize, varid: i32, storage: i32, sizes: Option<&[u64]>) -> NcResult<()> {
+        self.touch();
         self.var(gid, varid)?;
         self.check_writable()?;
         self.check_var_not_persisted(gid, varid)?;
@@ -635,6 +661,7 @@ impl Dataset {
     /// variables (`NC_EINVAL`); before the variable is written
     /// (`NC_ELATEDEF`).
     pub fn def_var_shard(&mut self, gid: usize, varid: i32, shape: &[u64]) -> NcResult<()> {
+        self.touch();
         self.var(gid, varid)?;
         self.check_writable()?;
         self.check_var_not_persisted(gid, varid)?;
@@ -679,6 +706,7 @@ impl Dataset {
     /// writable dataset, the variable, not yet defined on disk
     /// (`NC_ELATEDEF`), then the setting itself (`NC_EINVAL`).
     pub fn def_var_quantize(&mut self, gid: usize, varid: i32, mode: i32, nsd: i32) -> NcResult<()> {
+        self.touch();
         self.group(gid)?;
         self.check_writable()?;
         self.check_var_not_persisted(gid, varid)?;
@@ -688,6 +716,7 @@ impl Dataset {
     }
 
     pub fn def_var_endian(&mut self, gid: usize, varid: i32, endian: i32) -> NcResult<()> {
+        self.touch();
         if matches!(self.var(gid, varid)?.nctype, NC_CHAR | NC_STRING) {
             return Err(NcError::with(NC_EINVAL, "character data has no byte order"));
         }
@@ -711,6 +740,7 @@ impl Dataset {
     }
 
     pub fn def_var_fill(&mut self, gid: usize, varid: i32, no_fill: bool, value: Option<Values>) -> NcResult<()> {
+        self.touch();
         self.var(gid, varid)?;
         self.check_writable()?;
         self.check_var_not_persisted(gid, varid)?;
@@ -754,6 +784,7 @@ impl Dataset {
     /// NCZarr does, replacing an earlier codec with the same numcodecs id
     /// in place. `params_ok` false is `NC_EINVAL`.
     pub fn def_var_codec(&mut self, gid: usize, varid: i32, codec: serde_json::Value, params_ok: bool) -> NcResult<()> {
+        self.touch();
         self.filterable(gid, varid, params_ok)?;
         self.var_mut(gid, varid)?.codecs.set(codec);
         Ok(())
@@ -764,6 +795,7 @@ impl Dataset {
     /// filter's parameters are valid (`params_ok`, else `NC_EINVAL`), then
     /// makes it chunked.
     fn filterable(&mut self, gid: usize, varid: i32, params_ok: bool) -> NcResult<()> {
+        self.touch();
         let v = self.var(gid, varid)?;
         self.check_writable()?;
         if v.persisted {
@@ -801,6 +833,7 @@ impl Dataset {
     // ---- renames ------------------------------------------------------------
 
     pub fn rename_dim(&mut self, gid: usize, dimid: i32, name: &str) -> NcResult<()> {
+        self.touch();
         self.group(gid)?;
         self.dim(dimid)?;
         check_name(name)?;
@@ -818,6 +851,7 @@ impl Dataset {
 
     /// Renames a variable. A variable already on disk moves with its chunks.
     pub fn rename_var(&mut self, gid: usize, varid: i32, name: &str) -> NcResult<()> {
+        self.touch();
         self.var(gid, varid)?;
         check_name(name)?;
         self.check_writable()?;
@@ -836,6 +870,7 @@ impl Dataset {
     }
 
     pub fn rename_grp(&mut self, gid: usize, name: &str) -> NcResult<()> {
+        self.touch();
         let parent = self.group(gid)?.parent.ok_or(NcError::new(NC_EBADGRPID))?;
         check_name(name)?;
         self.check_writable()?;
@@ -851,6 +886,7 @@ impl Dataset {
 
     /// Moves every object under `old` to `new` in the store.
     fn move_prefix(&mut self, old: &StoreKey, new: &StoreKey) -> NcResult<()> {
+        self.touch();
         let keys = self.store.list_prefix(old)?;
         for k in &keys {
             let suffix = &k.as_str()[old.as_str().len()..];
@@ -880,6 +916,7 @@ impl Dataset {
     }
 
     fn atts_mut(&mut self, gid: usize, varid: i32) -> NcResult<&mut Vec<Att>> {
+        self.touch();
         if varid == NC_GLOBAL {
             Ok(&mut self.group_mut(gid)?.atts)
         } else {
@@ -930,6 +967,7 @@ impl Dataset {
     /// Defines or replaces an attribute (the value is already in the file
     /// type). `_FillValue` must match the variable's type and have one value.
     pub fn put_att(&mut self, gid: usize, varid: i32, name: &str, values: Values) -> NcResult<()> {
+        self.touch();
         self.atts(gid, varid)?;
         if name != NC_FillValue_NAME {
             check_att_name(name)?;
@@ -942,6 +980,7 @@ impl Dataset {
     }
 
     fn put_att_internal(&mut self, gid: usize, varid: i32, name: &str, values: Values) -> NcResult<()> {
+        self.touch();
         if name == NC_FillValue_NAME && varid != NC_GLOBAL {
             let v = self.var(gid, varid)?;
             if values.nc_type() != v.nctype {
@@ -989,6 +1028,7 @@ impl Dataset {
     }
 
     pub fn del_att(&mut self, gid: usize, varid: i32, name: &str) -> NcResult<()> {
+        self.touch();
         self.atts(gid, varid)?;
         self.auto_redef()?;
         let i = self.att_index(gid, varid, name)?;
@@ -1002,6 +1042,7 @@ impl Dataset {
     }
 
     pub fn rename_att(&mut self, gid: usize, varid: i32, old: &str, new: &str) -> NcResult<()> {
+        self.touch();
         self.atts(gid, varid)?;
         check_att_name(new)?;
         self.check_writable()?;

@@ -9,14 +9,20 @@
 //! length) with an odometer over the dimensions. Nothing here allocates
 //! per element: a chunk costs O(rank), whatever the slab's size.
 
+use smallvec::SmallVec;
+
+/// One value per dimension, inline up to rank 4 (no allocation for the
+/// usual request: a loop of one-element calls allocates nothing for them).
+pub type PerDim<T> = SmallVec<[T; 4]>;
+
 /// A resolved hyperslab: per dimension start, count and stride, and the
 /// memory map (element strides of the caller's buffer).
 #[derive(Debug, Clone)]
 pub struct Slab {
-    pub start: Vec<u64>,
-    pub count: Vec<u64>,
-    pub stride: Vec<u64>,
-    pub imap: Vec<u64>,
+    pub start: PerDim<u64>,
+    pub count: PerDim<u64>,
+    pub stride: PerDim<u64>,
+    pub imap: PerDim<u64>,
     /// The memory map is the plain C order of `count` (vara/vars).
     pub dense: bool,
 }
@@ -159,18 +165,18 @@ impl DimCut {
 
 /// The chunks a slab touches.
 pub struct Grid {
-    cuts: Vec<DimCut>,
+    cuts: PerDim<DimCut>,
     /// Added to each part's slab index (see [`Grid::within`]).
-    koff: Vec<u64>,
+    koff: PerDim<u64>,
     len: usize,
 }
 
 impl Grid {
     /// `chunks`: the chunk shape (one entry per dimension of the slab).
     pub fn new(slab: &Slab, chunks: &[u64]) -> Grid {
-        let cuts: Vec<DimCut> =
+        let cuts: PerDim<DimCut> =
             (0..chunks.len()).map(|d| DimCut::new(slab.start[d], slab.count[d], slab.stride[d], chunks[d])).collect();
-        Grid::of(cuts, vec![0; chunks.len()])
+        Grid::of(cuts, SmallVec::from_elem(0, chunks.len()))
     }
 
     /// The chunks of shape `chunks` touched by the positions of `slab`
@@ -185,7 +191,7 @@ impl Grid {
         Grid::of(cuts, outer.iter().map(|p| p.k).collect())
     }
 
-    fn of(cuts: Vec<DimCut>, koff: Vec<u64>) -> Grid {
+    fn of(cuts: PerDim<DimCut>, koff: PerDim<u64>) -> Grid {
         // at most the number of elements, which `Dataset::slab` bounded
         let len = cuts.iter().try_fold(1u64, |a, c| a.checked_mul(c.n)).map_or(usize::MAX, |n| n as usize);
         Grid { cuts, koff, len }
@@ -202,8 +208,8 @@ impl Grid {
 
     /// The `i`-th chunk touched (`i < len`), in the C order of the chunk
     /// grid: one [`Part`] per dimension.
-    pub fn chunk(&self, i: usize) -> Vec<Part> {
-        let mut parts = vec![Part::default(); self.cuts.len()];
+    pub fn chunk(&self, i: usize) -> PerDim<Part> {
+        let mut parts: PerDim<Part> = SmallVec::from_elem(Part::default(), self.cuts.len());
         let mut i = i as u64;
         for (d, cut) in self.cuts.iter().enumerate().rev() {
             parts[d] = cut.part(i % cut.n);
@@ -312,9 +318,15 @@ mod tests {
 
     #[test]
     fn offsets_follow_the_map() {
-        let s = Slab { start: vec![0; 2], count: vec![2, 3], stride: vec![1; 2], imap: vec![1, 2], dense: false };
+        let s = Slab {
+            start: vec![0; 2].into(),
+            count: vec![2, 3].into(),
+            stride: vec![1; 2].into(),
+            imap: vec![1, 2].into(),
+            dense: false,
+        };
         assert_eq!(s.offsets().collect::<Vec<_>>(), vec![0, 2, 4, 1, 3, 5]);
-        let e = Slab { count: vec![2, 0], ..s.clone() };
+        let e = Slab { count: vec![2, 0].into(), ..s.clone() };
         assert_eq!(e.offsets().count(), 0);
     }
 
@@ -340,7 +352,13 @@ mod tests {
     #[test]
     fn dense_rows_merge_into_one_run() {
         // 4x4 chunk, slab the whole 8x4 array: one run per chunk
-        let s = Slab { start: vec![0, 0], count: vec![8, 4], stride: vec![1, 1], imap: vec![4, 1], dense: true };
+        let s = Slab {
+            start: vec![0, 0].into(),
+            count: vec![8, 4].into(),
+            stride: vec![1, 1].into(),
+            imap: vec![4, 1].into(),
+            dense: true,
+        };
         let cs = [4, 1];
         let g = Grid::new(&s, &[4, 4]);
         assert_eq!(g.len(), 2);
@@ -355,7 +373,13 @@ mod tests {
     #[test]
     fn chunks_within_a_shard() {
         // 1-D: start 3, count 10, stride 1; shards of 8, chunks of 2
-        let s = Slab { start: vec![3], count: vec![10], stride: vec![1], imap: vec![1], dense: true };
+        let s = Slab {
+            start: vec![3].into(),
+            count: vec![10].into(),
+            stride: vec![1].into(),
+            imap: vec![1].into(),
+            dense: true,
+        };
         let shards = Grid::new(&s, &[8]);
         assert_eq!(shards.len(), 2);
         let second = shards.chunk(1); // positions 8..13, slab indices 5..10
@@ -372,10 +396,10 @@ mod tests {
     #[test]
     fn disjoint_maps() {
         let s = |count: Vec<u64>, imap: Vec<u64>| Slab {
-            start: vec![0; count.len()],
-            stride: vec![1; count.len()],
-            count,
-            imap,
+            start: vec![0; count.len()].into(),
+            stride: vec![1; count.len()].into(),
+            count: count.into(),
+            imap: imap.into(),
             dense: false,
         };
         assert!(s(vec![3, 4], vec![1, 3]).disjoint()); // transposed

@@ -13,6 +13,7 @@ use crate::engine::cache::{self, CacheConfig};
 use crate::engine::consts::*;
 use crate::engine::convert::elem_size;
 use crate::engine::data::{MemIn, MemOut, Slab};
+use crate::engine::slab::PerDim;
 use crate::engine::error::*;
 use crate::engine::model::Dataset;
 use crate::engine::{NcError, NcResult};
@@ -50,17 +51,18 @@ unsafe fn slab(
     if nd == 0 {
         return ds.slab(gid, varid, None, None, None, None, for_write);
     }
-    let u64s = |p: *const usize| -> NcResult<Option<Vec<u64>>> {
+    // (inline up to rank 4: nothing allocated for a small call)
+    let u64s = |p: *const usize| -> NcResult<Option<PerDim<u64>>> {
         if p.is_null() { Ok(None) } else { Ok(Some(in_slice(p, nd)?.iter().map(|&x| x as u64).collect())) }
     };
-    let i64s = |p: *const isize| -> NcResult<Option<Vec<i64>>> {
+    let i64s = |p: *const isize| -> NcResult<Option<PerDim<i64>>> {
         if p.is_null() { Ok(None) } else { Ok(Some(in_slice(p, nd)?.iter().map(|&x| x as i64).collect())) }
     };
     let (start, count) = match kind {
         Kind::Var => (None, None),
         Kind::Var1 => {
             non_null(startp)?;
-            (u64s(startp)?, Some(vec![1; nd]))
+            (u64s(startp)?, Some(PerDim::from_elem(1, nd)))
         }
         _ => (u64s(startp)?, u64s(countp)?),
     };

@@ -16,6 +16,31 @@ use std::fmt;
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StoreKey(String);
 
+/// `key` checked, without its leading and trailing `/` ("" for the root).
+fn canonical(key: &str) -> Result<&str, MapError> {
+    let bad = |why: &'static str| MapError::InvalidKey { key: key.to_string(), why };
+    let body = key.strip_prefix('/').unwrap_or(key);
+    if body.starts_with('/') {
+        return Err(bad("empty segment"));
+    }
+    let body = body.strip_suffix('/').unwrap_or(body);
+    if body.is_empty() {
+        return Ok(body);
+    }
+    for seg in body.split('/') {
+        if seg.is_empty() {
+            return Err(bad("empty segment"));
+        }
+        if seg == "." || seg == ".." {
+            return Err(bad("'.' and '..' segments are not allowed"));
+        }
+        if seg.chars().any(char::is_control) {
+            return Err(bad("control characters are not allowed"));
+        }
+    }
+    Ok(body)
+}
+
 impl StoreKey {
     /// The root key `/`.
     pub fn root() -> Self {
@@ -24,25 +49,15 @@ impl StoreKey {
 
     /// Parses and validates `key`.
     pub fn parse(key: &str) -> Result<Self, MapError> {
-        let bad = |why: &'static str| MapError::InvalidKey { key: key.to_string(), why };
-        let body = key.strip_prefix('/').unwrap_or(key);
-        if body.starts_with('/') {
-            return Err(bad("empty segment"));
-        }
-        let body = body.strip_suffix('/').unwrap_or(body);
-        if body.is_empty() {
-            return Ok(StoreKey::root());
-        }
-        for seg in body.split('/') {
-            if seg.is_empty() {
-                return Err(bad("empty segment"));
-            }
-            if seg == "." || seg == ".." {
-                return Err(bad("'.' and '..' segments are not allowed"));
-            }
-            if seg.chars().any(char::is_control) {
-                return Err(bad("control characters are not allowed"));
-            }
+        Ok(StoreKey(canonical(key)?.to_string()))
+    }
+
+    /// [`StoreKey::parse`] of a key built in a `String`, kept without a
+    /// copy when it is already canonical (no leading or trailing `/`).
+    pub fn parse_owned(key: String) -> Result<Self, MapError> {
+        let body = canonical(&key)?;
+        if body.len() == key.len() {
+            return Ok(StoreKey(key));
         }
         Ok(StoreKey(body.to_string()))
     }

@@ -537,6 +537,7 @@ fn as_stored(ds: &Dataset) -> Dataset {
         written: Default::default(),
         closed: false,
         notes: Vec::new(),
+        meta_gen: 0,
     }
 }
 
@@ -544,6 +545,7 @@ fn as_stored(ds: &Dataset) -> Dataset {
 /// A variable whose aggregation is malformed stays as stored, with the
 /// reason as its data error (and a note); the others open.
 pub fn apply(ds: &mut Dataset) -> NcResult<()> {
+    ds.touch();
     let mut found = Vec::new();
     for (gid, g) in ds.groups.iter().enumerate() {
         for (vid, v) in g.vars.iter().enumerate() {
@@ -629,6 +631,7 @@ pub fn apply(ds: &mut Dataset) -> NcResult<()> {
 /// dimension without a coordinate variable is used by none (cfdm and
 /// `nczarr_rs_def_var_aggregated` write such stores).
 fn add_implied_dims(ds: &mut Dataset, gid: usize, vid: usize) -> NcResult<()> {
+    ds.touch();
     let v = &ds.groups[gid].vars[vid];
     let names: Vec<String> =
         text_att(&v.atts, "aggregated_dimensions").unwrap_or_default().split_whitespace().map(str::to_string).collect();
@@ -769,6 +772,7 @@ fn build(ds: &Dataset, gid: usize, vid: usize, form: Form) -> NcResult<(Aggregat
 
 /// Removes hidden variables, and the dimensions only they used.
 fn hide(ds: &mut Dataset, hidden: &HashSet<(usize, usize)>) {
+    ds.touch();
     if hidden.is_empty() {
         return;
     }

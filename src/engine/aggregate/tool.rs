@@ -213,6 +213,7 @@ fn type_ok(t: NcType) -> bool {
 }
 
 fn put_atts(ds: &mut Dataset, varid: usize, atts: &[Att]) -> NcResult<()> {
+    ds.touch();
     for a in atts {
         ds.put_att(0, varid as i32, &a.name, a.values.clone()).map_err(|e| e.context(&a.name))?;
     }
