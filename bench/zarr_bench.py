@@ -78,6 +78,36 @@ elif case == "meta-open":
     n = sum(len(a.attrs) for _, a in g.arrays())
     t1 = time.perf_counter()
     assert n == 10000, n
+elif case in ("zwrite", "zread"):
+    # bench.c's compressed cases: the same values (zvalue), codecs and chunks
+    import numcodecs
+    codec = os.environ.get("BENCH_CODEC", "zlib1")
+    ZX, ZY, ZZ = (int(os.environ.get(k, v)) for k, v in (("BENCH_ZX", 512), ("BENCH_ZY", 256), ("BENCH_ZZ", 256)))
+    zpath = f"{d}/z-{codec}.zarr"
+    x, y, z = np.ogrid[:ZX, :ZY, :ZZ]
+    want = (((x * 3 + y * 5 + z * 7) % 4096).astype("f4") + ((x * y + z * 131) % 97).astype("f4") * np.float32(0.125))
+    if codec.startswith("zlib"):
+        filters, compressor = [numcodecs.Shuffle(elementsize=4)], numcodecs.Zlib(level=int(codec[4:]))
+    elif codec.startswith("zstd"):
+        filters, compressor = None, numcodecs.Zstd(level=int(codec[4:]))
+    elif codec == "blosc-lz4":
+        filters, compressor = None, numcodecs.Blosc(cname="lz4", clevel=5, shuffle=numcodecs.Blosc.SHUFFLE)
+    else:
+        sys.exit(f"unknown BENCH_CODEC {codec}")
+    if case == "zwrite":
+        t0 = time.perf_counter()
+        a = zarr.create_array(zpath, shape=want.shape, chunks=(64, 64, 64), dtype="f4", zarr_format=2,
+                              filters=filters, compressors=compressor, fill_value=None, overwrite=True)
+        a[...] = want
+        t1 = time.perf_counter()
+    else:
+        out = np.full(want.shape, -1, dtype="f4")
+        t0 = time.perf_counter()
+        a = zarr.open_array(zpath, mode="r")
+        out[...] = a[...]
+        t1 = time.perf_counter()
+        assert np.array_equal(out, want)
+    nbytes = want.nbytes
 else:
     sys.exit(f"unknown case {case}")
 print(f"RESULT {case} {t1 - t0:.6f} {nbytes} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}")

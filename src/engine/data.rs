@@ -50,11 +50,16 @@ fn with_chunk_buf<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
     })
 }
 
+/// Requests in flight on a network store: reading 512 chunks at 20 ms a
+/// request takes 8 round trips (bench/s3_bench.py).
+const IO_IN_FLIGHT: usize = 64;
+
 /// Chunk work on network stores (`Store::io_bound`): as many requests in
-/// flight as this, whatever the number of cores. Per process (`fork`).
+/// flight as [`IO_IN_FLIGHT`], whatever the number of cores. Per process
+/// (`fork`).
 pub(crate) static IO_POOL: PerProcess<rayon::ThreadPool> = PerProcess::new(|| {
     rayon::ThreadPoolBuilder::new()
-        .num_threads(32)
+        .num_threads(IO_IN_FLIGHT)
         .thread_name(|i| format!("nczarr-rs-io-{i}"))
         .build()
         .expect("a thread pool can be built")

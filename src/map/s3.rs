@@ -27,7 +27,7 @@ use object_store::path::Path as OsPath;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, Mutex};
 
 /// One runtime for all S3 stores; worker threads do the network I/O while
 /// the calling (C or rayon) thread blocks.
@@ -256,6 +256,13 @@ struct Known {
     complete: bool,
 }
 
+/// Clients by configuration (see [`S3Store::connect`]); per process, as
+/// their connections and the runtime they run on are (`crate::process`).
+static CLIENTS: crate::process::PerProcess<Mutex<HashMap<String, AmazonS3>>> =
+    crate::process::PerProcess::new(|| Mutex::new(HashMap::new()));
+/// Configurations kept before the table starts again.
+const MAX_CLIENTS: usize = 64;
+
 impl S3Store {
     fn connect(location: &str, writable: bool) -> MapResult<Self> {
         let loc = parse_location(location)?;
@@ -276,10 +283,54 @@ impl S3Store {
             .or_else(|| std::env::var("AWS_REGION").ok())
             .or_else(|| std::env::var("AWS_DEFAULT_REGION").ok())
             .unwrap_or_else(|| "us-east-1".into());
+        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let key = settings.get("aws_access_key_id").cloned().or_else(|| env("AWS_ACCESS_KEY_ID"));
+        let secret = settings.get("aws_secret_access_key").cloned().or_else(|| env("AWS_SECRET_ACCESS_KEY"));
+        let token = settings.get("aws_session_token").cloned().or_else(|| env("AWS_SESSION_TOKEN"));
+        let signed = match (profile.as_str(), key, secret) {
+            ("none", _, _) | (_, None, _) | (_, _, None) => None,
+            (_, Some(k), Some(s)) => Some((k, s, token)),
+        };
+        // One client per configuration and process: building one loads
+        // the system's root certificates (30-40 ms), and a client keeps its
+        // connections open for the next dataset on the same service.
+        let config = format!("{:?}", (&loc.bucket, &region, &loc.endpoint, &signed));
+        let clients = CLIENTS.get();
+        let cached = clients.lock().unwrap_or_else(|p| p.into_inner()).get(&config).cloned();
+        let store = match cached {
+            Some(store) => store,
+            None => {
+                let store = Self::client(&loc, &region, signed)
+                    .map_err(|e| MapError::InvalidLocation(format!("{location}: {e}")))?;
+                let mut c = clients.lock().unwrap_or_else(|p| p.into_inner());
+                if c.len() >= MAX_CLIENTS {
+                    c.clear();
+                }
+                c.insert(config, store.clone());
+                store
+            }
+        };
+        Ok(S3Store {
+            store,
+            root: loc.prefix.clone(),
+            location: location.to_string(),
+            writable,
+            known: Default::default(),
+            writer: Default::default(),
+        })
+    }
+
+    /// A new client for the bucket of `loc` (`signed`: access key, secret
+    /// and session token; `None`: unsigned requests).
+    fn client(
+        loc: &S3Location,
+        region: &str,
+        signed: Option<(String, String, Option<String>)>,
+    ) -> object_store::Result<AmazonS3> {
         let t = &*TIMEOUTS;
         let mut b = AmazonS3Builder::new()
             .with_bucket_name(&loc.bucket)
-            .with_region(&region)
+            .with_region(region)
             .with_virtual_hosted_style_request(false)
             .with_client_options(
                 object_store::ClientOptions::new().with_timeout(t.request).with_connect_timeout(t.connect),
@@ -292,27 +343,16 @@ impl S3Store {
         if let Some(e) = &loc.endpoint {
             b = b.with_endpoint(e).with_allow_http(e.starts_with("http://"));
         }
-        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-        let key = settings.get("aws_access_key_id").cloned().or_else(|| env("AWS_ACCESS_KEY_ID"));
-        let secret = settings.get("aws_secret_access_key").cloned().or_else(|| env("AWS_SECRET_ACCESS_KEY"));
-        match (profile.as_str(), key, secret) {
-            ("none", _, _) | (_, None, _) | (_, _, None) => b = b.with_skip_signature(true),
-            (_, Some(k), Some(s)) => {
+        match signed {
+            None => b = b.with_skip_signature(true),
+            Some((k, s, token)) => {
                 b = b.with_access_key_id(k).with_secret_access_key(s);
-                if let Some(t) = settings.get("aws_session_token").cloned().or_else(|| env("AWS_SESSION_TOKEN")) {
+                if let Some(t) = token {
                     b = b.with_token(t);
                 }
             }
         }
-        let store = b.build().map_err(|e| MapError::InvalidLocation(format!("{location}: {e}")))?;
-        Ok(S3Store {
-            store,
-            root: loc.prefix.clone(),
-            location: location.to_string(),
-            writable,
-            known: Default::default(),
-            writer: Default::default(),
-        })
+        b.build()
     }
 
     fn path(&self, key: &StoreKey) -> OsPath {

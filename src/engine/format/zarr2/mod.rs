@@ -263,12 +263,15 @@ fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions)
     };
 
     let zmeta_key = root.child(".zmetadata")?;
-    let has_zmetadata = store.size(&zmeta_key)?.is_some();
-    let has_root_group = store.size(&root.child(".zgroup")?)?.is_some();
+    // Asked for: one GET, which also tells whether it exists (a round trip
+    // less on an object store). Else only where there is no root .zgroup.
+    let has_zmetadata = use_consolidated || store.size(&zmeta_key)?.is_some();
+    let read_zmetadata = has_zmetadata && (use_consolidated || store.size(&root.child(".zgroup")?)?.is_none());
     // A .zmetadata that cannot be used is skipped, as netCDF-C does, and
     // reported in the dataset's notes.
     let mut notes = Vec::new();
-    if has_zmetadata && (use_consolidated || !has_root_group) {
+    let mut has_zmetadata = has_zmetadata;
+    if read_zmetadata {
         match r.get(&zmeta_key) {
             Ok(Some(Value::Object(doc))) => match doc.get("metadata") {
                 Some(Value::Object(meta)) if !meta.is_empty() => r.consolidated = Some(meta.clone()),
@@ -276,7 +279,7 @@ fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions)
                 _ => notes.push(format!("{zmeta_key}: no \"metadata\" object: ignored")),
             },
             Ok(Some(_)) => notes.push(format!("{zmeta_key} is not a JSON object: ignored")),
-            Ok(None) => {}
+            Ok(None) => has_zmetadata = false,
             Err(e) => notes.push(format!("{}: ignored", e.context(&zmeta_key).detail().unwrap_or_default())),
         }
     }
