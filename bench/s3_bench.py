@@ -15,6 +15,7 @@ in `_ARRAY_DIMENSIONS`), read by both:
 Cases, each in a process of its own (cold):
   open   open meta100.zarr and walk every variable and attribute (ours
          with mode=consolidated: netCDF-C's way to ask for .zmetadata)
+  walk   the same from the objects themselves, without .zmetadata
   read   read big.zarr's v whole
   ncdump `ncdump -h` of meta100.zarr (ours only: LD_PRELOAD)
 The limit column is latency x ceil(requests / requests in flight) for the
@@ -67,9 +68,11 @@ def ours(case, lib_path, url):
     rc = lambda r, what: None if r == 0 else sys.exit(f"{what}: {r} {lib.nczarr_rs_last_error()}")
     nc = ctypes.c_int()
     t0 = time.perf_counter()
-    if case == "open":
-        # mode=consolidated: read .zmetadata (netCDF-C 4.10's spelling)
-        rc(lib.nc_open(f"{url}/bench-s3/meta100.zarr#mode=zarr,consolidated,s3".encode(), NC_NOWRITE, ctypes.byref(nc)), "open")
+    if case in ("open", "walk"):
+        # open: mode=consolidated, netCDF-C 4.10's way to ask for .zmetadata;
+        # walk: the objects themselves
+        mode = "zarr,consolidated,s3" if case == "open" else "zarr,s3"
+        rc(lib.nc_open(f"{url}/bench-s3/meta100.zarr#mode={mode}".encode(), NC_NOWRITE, ctypes.byref(nc)), "open")
         nvars, natts = ctypes.c_int(), ctypes.c_int()
         rc(lib.nc_inq_nvars(nc, ctypes.byref(nvars)), "nvars")
         name, att = ctypes.create_string_buffer(NC_MAX_NAME + 1), ctypes.create_string_buffer(NC_MAX_NAME + 1)
@@ -98,8 +101,10 @@ def ours(case, lib_path, url):
 def zarr_python(case, url):
     import zarr
     t0 = time.perf_counter()
-    if case == "open":
-        g = zarr.open_consolidated(obstore_store(url, "meta100.zarr"), zarr_format=2)
+    if case in ("open", "walk"):
+        st = obstore_store(url, "meta100.zarr")
+        g = zarr.open_consolidated(st, zarr_format=2) if case == "open" else \
+            zarr.open_group(st, mode="r", zarr_format=2, use_consolidated=False)
         n = sum(len(dict(a.attrs)) + (a.shape[0] > 0) for _, a in g.arrays())
         assert n >= 4 * NVARS, n
     else:
@@ -149,7 +154,7 @@ def main():
                     time.sleep(0.05)
             purl = f"{head}//127.0.0.1:{port}/{bucket}"
             requests = lambda: int(open(count_file).read())
-            for case in ["open", "read", "ncdump"]:
+            for case in ["open", "walk", "read", "ncdump"]:
                 for lib_name in ["zarr-python", "nczarr-rs"]:
                     if case == "ncdump" and lib_name == "zarr-python":
                         continue

@@ -591,3 +591,33 @@ fn a_new_dataset_costs_one_put_per_object_and_no_listing_per_chunk() {
     // the values are all there
     assert_eq!(read_all(&direct("requests.zarr").unwrap()).unwrap(), ramp(1.0));
 }
+
+/// Opening a pure Zarr group on an object store reads each variable's
+/// metadata once, all variables' at once: no HEAD per child to tell arrays
+/// from groups (that was one round trip per variable, one after another),
+/// and the root group's objects are not fetched twice.
+#[test]
+fn opening_a_pure_zarr_group_fetches_each_object_once() {
+    let Some((addr, _)) = SERVER.as_ref() else { return };
+    let direct_url = direct("pure.zarr").unwrap().replace("mode=nczarr,s3", "mode=zarr,s3");
+    let mut ds = file::create(&direct_url, NC_CLOBBER).unwrap();
+    let x = ds.def_dim(0, "x", 4).unwrap() as i32;
+    for i in 0..8 {
+        ds.def_var(0, &format!("v{i}"), NC_DOUBLE, &[x]).unwrap();
+    }
+    ds.close().unwrap();
+    let proxy = Proxy::start(*addr);
+    let url = via(&proxy, "pure.zarr").replace("mode=nczarr,s3", "mode=zarr,s3");
+    let ds = file::open(&url, NC_NOWRITE).unwrap();
+    assert_eq!(ds.group(0).unwrap().vars.len(), 8);
+    let log = proxy.plan.log.lock().unwrap().clone();
+    let gets: Vec<&str> =
+        log.iter().filter(|(m, p, _)| m == "GET" && !p.contains("list-type=")).map(|(_, p, _)| p.as_str()).collect();
+    let mut unique = gets.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), gets.len(), "an object fetched twice: {log:?}");
+    let heads = log.iter().filter(|(m, _, _)| m == "HEAD").count();
+    assert!(heads <= 5, "HEADs per variable: {log:?}");
+    assert!(log.iter().filter(|(_, p, _)| p.contains("/v3/")).count() <= 2, "v3's objects more than once: {log:?}");
+}

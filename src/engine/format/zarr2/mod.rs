@@ -187,6 +187,8 @@ impl Reader {
         }
         let fetched = match self.prefetched.remove(key) {
             Some(f) => f,
+            // read before (the root group's objects are read twice)
+            None if self.seen.contains_key(key) => self.seen.get(key).cloned(),
             None => self.store.get_max(key, crate::limits::limits().max_metadata_bytes)?,
         };
         match fetched {
@@ -221,9 +223,32 @@ impl Reader {
             None => self.store.list_dir(gkey)?.unwrap_or_default(),
         };
         let (mut arrays, mut groups) = (vec![], vec![]);
-        for name in names.into_iter().filter(|n| !n.starts_with('.')) {
+        let mut names: Vec<String> = names.into_iter().filter(|n| !n.starts_with('.')).collect();
+        let mut arrays_known = false;
+        if self.consolidated.is_none() && self.store.io_bound() && names.len() > 1 {
+            // a network store: every child's .zarray at once, kept for
+            // reading the array (rather than a HEAD each, one after another)
+            let keys = names.iter().map(|n| gkey.child(n)?.child(".zarray")).collect::<Result<Vec<_>, _>>()?;
+            let max = crate::limits::limits().max_metadata_bytes;
+            let store = self.store.clone();
+            let got: Vec<crate::map::MapResult<Option<Vec<u8>>>> =
+                crate::engine::data::IO_POOL.get().install(|| keys.par_iter().map(|k| store.get_max(k, max)).collect());
+            let mut rest = Vec::new();
+            for ((name, key), got) in names.into_iter().zip(keys).zip(got) {
+                match got? {
+                    Some(bytes) => {
+                        arrays.push(name);
+                        self.prefetched.insert(key, Some(bytes));
+                    }
+                    None => rest.push(name),
+                }
+            }
+            names = rest;
+            arrays_known = true;
+        }
+        for name in names {
             let k = gkey.child(&name)?;
-            if self.exists(&k.child(".zarray")?)? {
+            if !arrays_known && self.exists(&k.child(".zarray")?)? {
                 arrays.push(name);
             } else if self.exists(&k.child(".zgroup")?)? {
                 groups.push(name);
@@ -326,10 +351,11 @@ fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions)
         for p in &pending {
             let vkey = ds.group_key(p.gid).child(&p.name)?;
             for name in [".zarray", ".zattrs", ".nczarray", ".nczvar"] {
-                if name.starts_with(".ncz") && r.layout != Layout::V1 {
+                let key = vkey.child(name)?;
+                if (name.starts_with(".ncz") && r.layout != Layout::V1) || r.prefetched.contains_key(&key) {
                     continue;
                 }
-                keys.push(vkey.child(name)?);
+                keys.push(key);
             }
         }
         let max = crate::limits::limits().max_metadata_bytes;
