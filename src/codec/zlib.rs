@@ -1,6 +1,10 @@
 //! numcodecs `Zlib` (`{"id": "zlib", "level": L}`, HDF5 deflate: filter
-//! id 1) and `GZip`, through zlib-rs (a memory-safe Rust port of zlib-ng: standard zlib
-//! streams, SIMD where the CPU has it; about twice zlib's speed at level 1). netCDF-C's
+//! id 1) and `GZip`. Compression is zlib's own (libz-sys, built
+//! statically): the same bytes as netCDF-C, numcodecs and HDF5 at every
+//! level (zlib-ng's and zlib-rs's deflate is about twice as fast, but its
+//! level 1 makes twice the bytes and no level matches zlib's).
+//! Decompression, whose output is the same whatever the implementation,
+//! is zlib-rs's (the Rust port of zlib-ng), about twice zlib's. netCDF-C's
 //! deflate plugin stores level `k` (0-9) as `{"id": "zlib", "level": k}`
 //! and compresses with `compress2` (zlib framing, 15 window bits, memory
 //! level 8, default strategy), as `encode` does; level 0 is zlib's stored
@@ -9,10 +13,10 @@
 
 use super::registry::{self, Ctx, Decl, ParamError, Stage};
 use super::{Codec, CodecError, CodecResult};
+use libz_sys as z;
 use serde_json::{json, Value};
-use zlib_rs::{
-    compress_bound, compress_slice, decompress_slice, DeflateConfig, InflateConfig, Method, ReturnCode, Strategy,
-};
+use std::os::raw::c_int;
+use zlib_rs::{decompress_slice, InflateConfig, ReturnCode};
 
 pub const ZLIB: Decl = Decl {
     id: "zlib",
@@ -55,8 +59,37 @@ pub struct Zlib {
     pub gzip: bool,
 }
 
+unsafe extern "C" fn zalloc(_opaque: z::voidpf, items: z::uInt, size: z::uInt) -> z::voidpf {
+    libc::calloc(items as usize, size as usize)
+}
+
+unsafe extern "C" fn zfree(_opaque: z::voidpf, address: z::voidpf) {
+    libc::free(address)
+}
+
+/// A fresh stream over `input` and `output` (zlib reads the allocators from
+/// it; the function-pointer fields may not be NULL in Rust).
+fn stream(input: &[u8], output: &mut [u8]) -> z::z_stream {
+    z::z_stream {
+        next_in: input.as_ptr() as *mut u8,
+        avail_in: input.len() as z::uInt,
+        total_in: 0,
+        next_out: output.as_mut_ptr(),
+        avail_out: output.len() as z::uInt,
+        total_out: 0,
+        msg: std::ptr::null_mut(),
+        state: std::ptr::null_mut(),
+        zalloc,
+        zfree,
+        opaque: std::ptr::null_mut(),
+        data_type: 0,
+        adler: 0,
+        reserved: 0,
+    }
+}
+
 /// zlib's window bits: 15 for zlib framing, +16 for gzip.
-fn window_bits(gzip: bool) -> i32 {
+fn window_bits(gzip: bool) -> c_int {
     if gzip {
         15 + 16
     } else {
@@ -66,27 +99,39 @@ fn window_bits(gzip: bool) -> i32 {
 
 impl Codec for Zlib {
     fn encode(&self, data: &[u8]) -> CodecResult<Vec<u8>> {
-        if data.len() > u32::MAX as usize / 2 {
+        if data.len() > z::uInt::MAX as usize / 2 {
             return Err(CodecError::BadConfig("zlib", "chunk larger than 2 GiB".into()));
         }
-        let config = DeflateConfig {
-            level: self.level,
-            method: Method::Deflated,
-            window_bits: window_bits(self.gzip),
-            mem_level: 8,
-            strategy: Strategy::Default,
-        };
-        // deflateBound of the input (a few bytes per stored block beyond it),
-        // plus room for the gzip header
-        let bound = compress_bound(data.len()) + 32;
-        let mut out = super::out_buf(bound)?;
-        let (produced, rc) = compress_slice(&mut out, data, config);
-        if rc != ReturnCode::Ok {
-            return Err(CodecError::BadConfig("zlib", format!("deflate {rc:?}")));
+        // SAFETY: the stream is initialised before use and always ended; the
+        // buffers it points to outlive it.
+        unsafe {
+            let mut s = stream(data, &mut []);
+            let rc = z::deflateInit2_(
+                &mut s,
+                self.level,
+                z::Z_DEFLATED,
+                window_bits(self.gzip),
+                8,
+                z::Z_DEFAULT_STRATEGY,
+                z::zlibVersion(),
+                std::mem::size_of::<z::z_stream>() as c_int,
+            );
+            if rc != z::Z_OK {
+                return Err(CodecError::BadConfig("zlib", format!("deflateInit2 {rc}")));
+            }
+            let bound = z::deflateBound(&mut s, data.len() as z::uLong) as usize + 32;
+            let mut out = vec![0u8; bound];
+            s.next_out = out.as_mut_ptr();
+            s.avail_out = out.len() as z::uInt;
+            let rc = z::deflate(&mut s, z::Z_FINISH);
+            let produced = s.total_out as usize;
+            z::deflateEnd(&mut s);
+            if rc != z::Z_STREAM_END {
+                return Err(CodecError::Corrupt("zlib"));
+            }
+            out.truncate(produced);
+            Ok(out)
         }
-        let n = produced.len();
-        out.truncate(n);
-        Ok(out)
     }
 
     fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
