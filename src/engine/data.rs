@@ -1222,7 +1222,7 @@ impl Dataset {
         let quantize = v.quantize;
         let qfill = if quantize.is_on() && memtype != NC_STRING { Some(self.fill_value(v)?) } else { None };
         // Grow unlimited dimensions first, so the layout sees the new shape.
-        let dimids = v.dimids.clone();
+        let dimids: PerDim<usize> = PerDim::from_slice(&v.dimids);
         for (d, &dimid) in dimids.iter().enumerate() {
             if self.dims[dimid].unlimited {
                 let end = slab.start[d] + (slab.count[d] - 1) * slab.stride[d] + 1;
@@ -1232,7 +1232,7 @@ impl Dataset {
             }
         }
         // per chunk dimension (a scalar has one, fixed)
-        let mut unlimited: Vec<bool> = dimids.iter().map(|&d| self.dims[d].unlimited).collect();
+        let mut unlimited: PerDim<bool> = dimids.iter().map(|&d| self.dims[d].unlimited).collect();
         unlimited.resize(unlimited.len().max(1), false);
         // (not through `var_mut`, which counts as a change of metadata)
         let v = &mut self.groups[gid].vars[varid as usize];
