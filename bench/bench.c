@@ -60,30 +60,49 @@ static void url(char *out, size_t n, const char *dir, const char *name) {
 }
 
 /* The write cases: creates PATH with a float variable "v" of SHAPE in
- * CHUNKS, uncompressed, without fill, and writes it whole from values
- * i % 1000003 (prepared before the clock starts at *T0). */
-static void write_var(const char *path, int nd, const size_t *shape, const size_t *chunks, double *t0, double *t1) {
+ * CHUNKS, without fill, compressed by CODEC (NULL: uncompressed; see
+ * def_codec), and writes it whole from DATA (NULL: values i % 1000003,
+ * prepared before the clock starts at *T0). */
+static void def_codec(int nc, int v, const char *codec);
+static void write_var(const char *path, int nd, const size_t *shape, const size_t *chunks, const float *data,
+                      const char *codec, double *t0, double *t1) {
     static const char *names[3] = {"x", "y", "z"};
     size_t n = 1, i;
     int nc, v, d[3], k;
-    float *data;
+    float *ramp = NULL;
     for (k = 0; k < nd; k++) n *= shape[k];
-    data = malloc(n * sizeof(float));
-    if (!data) exit(1);
-    for (i = 0; i < n; i++) data[i] = (float)(i % 1000003);
+    if (!data) {
+        ramp = malloc(n * sizeof(float));
+        if (!ramp) exit(1);
+        for (i = 0; i < n; i++) ramp[i] = (float)(i % 1000003);
+        data = ramp;
+    }
     *t0 = now();
     E(nc_create(path, NC_CLOBBER | NC_NETCDF4, &nc));
     for (k = 0; k < nd; k++) E(nc_def_dim(nc, names[k], shape[k], &d[k]));
     E(nc_def_var(nc, "v", NC_FLOAT, nd, d, &v));
     E(nc_def_var_chunking(nc, v, NC_CHUNKED, chunks));
     E(nc_def_var_fill(nc, v, 1, NULL));
+    if (codec) def_codec(nc, v, codec);
     E(nc_enddef(nc));
     E(nc_put_var_float(nc, v, data));
     E(nc_close(nc));
     *t1 = now();
-    free(data);
+    free(ramp);
 }
 
+/* The read cases: opens PATH and reads its variable "v" whole into DATA
+ * (touched before the clock starts at *T0). */
+static void read_var(const char *path, float *data, size_t n, double *t0, double *t1) {
+    int nc, v;
+    memset(data, 0xff, n * sizeof(float));
+    *t0 = now();
+    E(nc_open(path, NC_NOWRITE, &nc));
+    E(nc_inq_varid(nc, "v", &v));
+    E(nc_get_var_float(nc, v, data));
+    E(nc_close(nc));
+    *t1 = now();
+}
 
 /* ---- the cases of issue 15 (bench/run2.sh) ------------------------------ */
 
@@ -133,25 +152,19 @@ int main(int argc, char **argv) {
 
     if (strcmp(c, "write") == 0) {
         size_t shape[3] = {NX, NY, NZ}, ch[3] = {CH, CH, CH};
-        write_var(path, 3, shape, ch, &t0, &t1);
+        write_var(path, 3, shape, ch, NULL, NULL, &t0, &t1);
         bytes = total * sizeof(float);
     } else if (strcmp(c, "read") == 0) {
         float *data = malloc(total * sizeof(float));
         if (!data) return 1;
-        memset(data, 0xff, total * sizeof(float));
-        t0 = now();
-        E(nc_open(path, NC_NOWRITE, &nc));
-        E(nc_inq_varid(nc, "v", &v));
-        E(nc_get_var_float(nc, v, data));
-        E(nc_close(nc));
-        t1 = now();
+        read_var(path, data, total, &t0, &t1);
         for (i = 0; i < total; i += 4099)
             if (data[i] != (float)(i % 1000003)) { fprintf(stderr, "bench: wrong value at %lu\n", (unsigned long)i); return 1; }
         bytes = total * sizeof(float);
         free(data);
     } else if (strcmp(c, "write-1d") == 0) {
         url(path, sizeof path, dir, "one.zarr");
-        write_var(path, 1, &N1D, &CH1D, &t0, &t1);
+        write_var(path, 1, &N1D, &CH1D, NULL, NULL, &t0, &t1);
         bytes = N1D * sizeof(float);
     } else if (strcmp(c, "read-1d") == 0 || strcmp(c, "strided-1d") == 0) {
         int strided = strcmp(c, "strided-1d") == 0;
@@ -249,28 +262,11 @@ int main(int argc, char **argv) {
         snprintf(name, sizeof name, "z-%s.zarr", codec);
         url(path, sizeof path, dir, name);
         if (strcmp(c, "zwrite") == 0) {
-            size_t ch[3] = {CH, CH, CH};
-            int d[3];
+            size_t shape[3] = {ZX, ZY, ZZ}, ch[3] = {CH, CH, CH};
             for (x = 0, i = 0; x < ZX; x++) for (y = 0; y < ZY; y++) for (z = 0; z < ZZ; z++) data[i++] = zvalue(x, y, z);
-            t0 = now();
-            E(nc_create(path, NC_CLOBBER | NC_NETCDF4, &nc));
-            E(nc_def_dim(nc, "x", ZX, &d[0])); E(nc_def_dim(nc, "y", ZY, &d[1])); E(nc_def_dim(nc, "z", ZZ, &d[2]));
-            E(nc_def_var(nc, "v", NC_FLOAT, 3, d, &v));
-            E(nc_def_var_chunking(nc, v, NC_CHUNKED, ch));
-            E(nc_def_var_fill(nc, v, 1, NULL));
-            def_codec(nc, v, codec);
-            E(nc_enddef(nc));
-            E(nc_put_var_float(nc, v, data));
-            E(nc_close(nc));
-            t1 = now();
+            write_var(path, 3, shape, ch, data, codec, &t0, &t1);
         } else {
-            memset(data, 0xff, n * sizeof(float));
-            t0 = now();
-            E(nc_open(path, NC_NOWRITE, &nc));
-            E(nc_inq_varid(nc, "v", &v));
-            E(nc_get_var_float(nc, v, data));
-            E(nc_close(nc));
-            t1 = now();
+            read_var(path, data, n, &t0, &t1);
             for (i = 0; i < n; i += 4099) {
                 x = i / (ZY * ZZ); y = i / ZZ % ZY; z = i % ZZ;
                 if (data[i] != zvalue(x, y, z)) { fprintf(stderr, "bench: wrong value at %lu\n", (unsigned long)i); return 1; }
@@ -290,7 +286,7 @@ int main(int argc, char **argv) {
         url(path, sizeof path, dir, name);
         if (strcmp(c, "small-setup") == 0) {
             size_t shape[3] = {S, S, S}, ch[3] = {sch, sch, sch};
-            write_var(path, 3, shape, ch, &t0, &t1);
+            write_var(path, 3, shape, ch, NULL, NULL, &t0, &t1);
         } else {
             int put = strcmp(c, "put1") == 0, vara = strcmp(c, "vara1") == 0;
             t0 = now();

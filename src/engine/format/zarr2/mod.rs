@@ -201,6 +201,18 @@ impl Reader {
         }
     }
 
+    /// Fetches `keys` concurrently (a network store), for [`Reader::get`].
+    fn prefetch(&mut self, keys: &[StoreKey]) -> NcResult<()> {
+        let max = crate::limits::limits().max_metadata_bytes;
+        let store = self.store.clone();
+        let got: Vec<crate::map::MapResult<Option<Vec<u8>>>> =
+            crate::engine::data::IO_POOL.get().install(|| keys.par_iter().map(|k| store.get_max(k, max)).collect());
+        for (k, v) in keys.iter().zip(got) {
+            self.prefetched.insert(k.clone(), v?);
+        }
+        Ok(())
+    }
+
     fn get_object(&mut self, key: &StoreKey) -> NcResult<Option<Map<String, Value>>> {
         match self.get(key)? {
             None => Ok(None),
@@ -229,18 +241,12 @@ impl Reader {
             // a network store: every child's .zarray at once, kept for
             // reading the array (rather than a HEAD each, one after another)
             let keys = names.iter().map(|n| gkey.child(n)?.child(".zarray")).collect::<Result<Vec<_>, _>>()?;
-            let max = crate::limits::limits().max_metadata_bytes;
-            let store = self.store.clone();
-            let got: Vec<crate::map::MapResult<Option<Vec<u8>>>> =
-                crate::engine::data::IO_POOL.get().install(|| keys.par_iter().map(|k| store.get_max(k, max)).collect());
+            self.prefetch(&keys)?;
             let mut rest = Vec::new();
-            for ((name, key), got) in names.into_iter().zip(keys).zip(got) {
-                match got? {
-                    Some(bytes) => {
-                        arrays.push(name);
-                        self.prefetched.insert(key, Some(bytes));
-                    }
-                    None => rest.push(name),
+            for (name, key) in names.into_iter().zip(&keys) {
+                match self.prefetched.get(key) {
+                    Some(Some(_)) => arrays.push(name),
+                    _ => rest.push(name),
                 }
             }
             names = rest;
@@ -358,12 +364,7 @@ fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions)
                 keys.push(key);
             }
         }
-        let max = crate::limits::limits().max_metadata_bytes;
-        let got: Vec<crate::map::MapResult<Option<Vec<u8>>>> =
-            crate::engine::data::IO_POOL.get().install(|| keys.par_iter().map(|k| store.get_max(k, max)).collect());
-        for (k, v) in keys.into_iter().zip(got) {
-            r.prefetched.insert(k, v?);
-        }
+        r.prefetch(&keys)?;
     }
     for p in pending {
         let vkey = ds.group_key(p.gid).child(&p.name)?;
