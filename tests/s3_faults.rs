@@ -110,6 +110,42 @@ struct Plan {
     rules: Mutex<Vec<Rule>>,
     /// Every request seen: method, path, fault applied.
     log: Mutex<Vec<(String, String, Option<Fault>)>>,
+    /// When set, every request waits here (see [`Gate`]).
+    gate: Mutex<Option<Arc<Gate>>>,
+}
+
+/// Holds each request until `want` requests have arrived, or `patience`
+/// has passed (then it goes on, counted as `late`): requests made one after
+/// another are all late, requests made at once none.
+struct Gate {
+    want: usize,
+    patience: Duration,
+    arrived: Mutex<usize>,
+    all_in: std::sync::Condvar,
+    late: std::sync::atomic::AtomicUsize,
+}
+
+impl Gate {
+    fn new(want: usize, patience: Duration) -> Arc<Gate> {
+        Arc::new(Gate {
+            want,
+            patience,
+            arrived: Mutex::new(0),
+            all_in: std::sync::Condvar::new(),
+            late: Default::default(),
+        })
+    }
+
+    fn pass(&self) {
+        let mut n = self.arrived.lock().unwrap();
+        *n += 1;
+        self.all_in.notify_all();
+        let (n, waited) = self.all_in.wait_timeout_while(n, self.patience, |n| *n < self.want).unwrap();
+        drop(n);
+        if waited.timed_out() {
+            self.late.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
 }
 
 impl Plan {
@@ -289,6 +325,10 @@ fn serve(client: TcpStream, upstream: SocketAddr, plan: &Plan) -> std::io::Resul
         let path = parts.next().unwrap_or("").to_string();
         let fault = plan.take(&method, &path);
         plan.log.lock().unwrap().push((method.clone(), path.clone(), fault));
+        let gate = plan.gate.lock().unwrap().clone();
+        if let Some(g) = gate {
+            g.pass();
+        }
         let request_line = head.line.clone();
 
         if fault == Some(Fault::ResetUpload) {
@@ -487,11 +527,17 @@ fn a_short_body_is_never_data() {
     assert!(read_all(&url).is_err(), "half a .zarray opened");
 }
 
-/// Faults while opening (listing and metadata): retried once; always, an
-/// error within the bound, never a dataset with parts missing.
+/// Faults while opening (metadata): retried once; always, an error within
+/// the bound, never a dataset with parts missing. Opening an NCZarr dataset
+/// lists nothing (its groups name their variables): a listing that would
+/// always fail does not stop it.
 #[test]
 fn faults_while_opening() {
-    for (i, path) in ["/.zgroup", "/.zattrs", "/v/.zarray", "list-type"].iter().enumerate() {
+    let Some((proxy, url)) = setup("open-nolist.zarr") else { return };
+    proxy.on("GET", "list-type", Fault::Drop, usize::MAX);
+    assert_eq!(read_all(&url), Ok(ramp(1.0)));
+    assert_eq!(proxy.faults(), 0, "a listing while opening");
+    for (i, path) in ["/.zgroup", "/.zattrs", "/v/.zarray", "/v/.zattrs"].iter().enumerate() {
         let Some((proxy, url)) = setup(&format!("open{i}.zarr")) else { return };
         proxy.on("GET", path, Fault::ResetMidBody, 1);
         proxy.on("GET", path, Fault::Unavailable, 1);
@@ -500,6 +546,15 @@ fn faults_while_opening() {
         let got = timed(&format!("open, {path} always"), 2 * GIVE_UP_WITHIN, || read_all(&url));
         assert_eq!(got, Err(NC_EIO), "{path} always dropped");
     }
+    // pure Zarr: the groups are listed
+    let Some((proxy, url)) = setup("open-list.zarr") else { return };
+    let url = url.replace("mode=nczarr,s3", "mode=zarr,s3");
+    proxy.on("GET", "list-type", Fault::ResetMidBody, 1);
+    proxy.on("GET", "list-type", Fault::Unavailable, 1);
+    assert_eq!(timed("open, listing twice", 2 * GIVE_UP_WITHIN, || read_all(&url)), Ok(ramp(1.0)));
+    proxy.on("GET", "list-type", Fault::Drop, usize::MAX);
+    let got = timed("open, listing always", 2 * GIVE_UP_WITHIN, || read_all(&url));
+    assert_eq!(got, Err(NC_EIO), "listing always dropped");
 }
 
 /// Uploads reset midway, once: the write is retried (or fails), and the
@@ -590,6 +645,40 @@ fn a_new_dataset_costs_one_put_per_object_and_no_listing_per_chunk() {
     assert_eq!(log.len(), 1 + 8, "other requests: {log:?}");
     // the values are all there
     assert_eq!(read_all(&direct("requests.zarr").unwrap()).unwrap(), ramp(1.0));
+}
+
+/// Opening a dataset with consolidated metadata on an object store is one
+/// round trip: the root objects every format looks at are requested at
+/// once (no listing to check that the dataset exists, no HEAD to detect the
+/// format before reading it), and everything else comes from `.zmetadata`.
+#[test]
+fn a_consolidated_open_is_one_round_trip() {
+    let Some((addr, _)) = SERVER.as_ref() else { return };
+    let direct_url = direct("consolidated.zarr").unwrap().replace("mode=nczarr,s3", "mode=nczarr,s3,consolidated");
+    let mut ds = file::create(&direct_url, NC_CLOBBER).unwrap();
+    let x = ds.def_dim(0, "x", 4).unwrap() as i32;
+    let g = ds.def_grp(0, "g").unwrap();
+    for i in 0..4 {
+        ds.def_var(0, &format!("v{i}"), NC_DOUBLE, &[x]).unwrap();
+        ds.def_var(g, &format!("w{i}"), NC_DOUBLE, &[x]).unwrap();
+    }
+    ds.close().unwrap();
+    let proxy = Proxy::start(*addr);
+    // .zgroup, .zattrs, .zmetadata, .nczarr (a HEAD), zarr.json
+    let gate = Gate::new(5, Duration::from_secs(3));
+    *proxy.plan.gate.lock().unwrap() = Some(gate.clone());
+    let url = via(&proxy, "consolidated.zarr").replace("mode=nczarr,s3", "mode=nczarr,s3,consolidated");
+    let ds = file::open(&url, NC_NOWRITE).unwrap();
+    assert_eq!(ds.group(0).unwrap().vars.len(), 4);
+    assert_eq!(ds.group(g).unwrap().vars.len(), 4);
+    let log = proxy.plan.log.lock().unwrap().clone();
+    assert_eq!(log.len(), 5, "requests: {log:?}");
+    assert!(!log.iter().any(|(_, p, _)| p.contains("list-type=")), "a listing: {log:?}");
+    assert_eq!(gate.late.load(std::sync::atomic::Ordering::SeqCst), 0, "one after another: {log:?}");
+    // nothing there at all is still ENOENT, as for a missing file
+    *proxy.plan.gate.lock().unwrap() = None;
+    let missing = via(&proxy, "nothing-here.zarr").replace("mode=nczarr,s3", "mode=nczarr,s3,consolidated");
+    assert_eq!(file::open(&missing, NC_NOWRITE).err().map(|e| e.code()), Some(2));
 }
 
 /// Opening a pure Zarr group on an object store reads each variable's

@@ -294,6 +294,9 @@ impl fmt::Debug for NcError {
 
 impl std::error::Error for NcError {}
 
+/// `ENOENT`, the system error netCDF-C reports for a missing dataset.
+pub(crate) const ENOENT: i32 = 2;
+
 impl From<crate::map::MapError> for NcError {
     /// The zmap error convention of the spec ("A Note on Error Codes"):
     /// missing content is `NC_EEMPTY`, an object that should not exist

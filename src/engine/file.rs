@@ -143,8 +143,9 @@ fn open_with(path: &str, name: Option<&str>, omode: i32, aggregate: bool) -> NcR
     check_mode_combination(omode)?;
     let u = location(path, omode)?;
     let writable = omode & NC_WRITE != 0;
-    let store: Arc<dyn Store> = driver(u.storage).open(&u.location, writable).map_err(|e| match e {
-        MapError::RootNotFound(_) => NcError::with(libc_enoent(), e.to_string()),
+    // unverified: whether anything is there, the first reads tell
+    let store: Arc<dyn Store> = driver(u.storage).open_unverified(&u.location, writable).map_err(|e| match e {
+        MapError::RootNotFound(_) => NcError::with(ENOENT, e.to_string()),
         other => NcError::from(other),
     })?;
     let consolidated = u.consolidated || consolidated_env();
@@ -175,7 +176,7 @@ fn open_with(path: &str, name: Option<&str>, omode: i32, aggregate: bool) -> NcR
 pub fn delete(path: &str) -> NcResult<()> {
     let u = location(path, 0)?;
     let store = driver(u.storage).open(&u.location, true).map_err(|e| match e {
-        MapError::RootNotFound(_) => NcError::with(libc_enoent(), e.to_string()),
+        MapError::RootNotFound(_) => NcError::with(ENOENT, e.to_string()),
         other => NcError::from(other),
     })?;
     let root = crate::map::StoreKey::root();
@@ -188,11 +189,6 @@ pub fn delete(path: &str) -> NcResult<()> {
     }
     store.destroy()?;
     Ok(())
-}
-
-/// `ENOENT`, the system error netCDF-C reports for a missing dataset.
-fn libc_enoent() -> i32 {
-    2
 }
 
 impl Dataset {

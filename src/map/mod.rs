@@ -245,6 +245,14 @@ pub trait Store: ReadableStore + WritableStore + ListableStore + ConditionalStor
     fn io_bound(&self) -> bool {
         false
     }
+    /// Whether the store's root exists: a directory (file), an archive
+    /// (zip), a named store (memory), at least one object below the
+    /// prefix (S3). Every driver but S3 checks this when it opens, which is
+    /// where the default answer comes from; a store opened by
+    /// [`Driver::open_unverified`] on S3 may have nothing there.
+    fn root_exists(&self) -> MapResult<bool> {
+        Ok(true)
+    }
     /// Makes everything written so far durable (a no-op for most drivers).
     fn flush(&self) -> MapResult<()> {
         Ok(())
@@ -278,6 +286,16 @@ impl Driver {
             Driver::Zip => Arc::new(zip::ZipStore::create(location, clobber)?),
             Driver::S3 => Arc::new(s3::S3Store::create(location, clobber)?),
         })
+    }
+
+    /// [`Driver::open`], leaving out the check that anything is there where
+    /// that check costs a round trip (S3): the caller reads the objects it
+    /// needs, and asks [`Store::root_exists`] only if it finds none.
+    pub fn open_unverified(self, location: &str, writable: bool) -> MapResult<Arc<dyn Store>> {
+        match self {
+            Driver::S3 => Ok(Arc::new(s3::S3Store::open_unverified(location, writable)?)),
+            other => other.open(location, writable),
+        }
     }
 
     /// Opens an existing dataset ([`MapError::RootNotFound`] if none).

@@ -402,12 +402,17 @@ impl S3Store {
 
     pub fn open(location: &str, writable: bool) -> MapResult<Self> {
         let s = S3Store::connect(location, writable)?;
-        let root = if s.root.is_empty() { None } else { Some(OsPath::from(s.root.as_str())) };
-        let any = list_retrying(|| async { s.store.list(root.as_ref()).next().await.transpose() }).map_err(os_err)?;
-        if any.is_none() {
+        if !s.root_exists()? {
             return Err(MapError::RootNotFound(location.to_string()));
         }
         Ok(s)
+    }
+
+    /// [`S3Store::open`] without the listing that checks that anything is
+    /// there (a round trip): the caller reads what it needs and asks
+    /// [`Store::root_exists`] only when it finds nothing.
+    pub fn open_unverified(location: &str, writable: bool) -> MapResult<Self> {
+        S3Store::connect(location, writable)
     }
 }
 
@@ -682,10 +687,9 @@ impl ConditionalStore for S3Store {
 }
 
 impl ListableStore for S3Store {
+    /// One listing; a `HEAD` only when it finds nothing below `prefix`
+    /// (to tell an object there from nothing at all).
     fn list_dir(&self, prefix: &StoreKey) -> MapResult<Option<Vec<String>>> {
-        if self.size(prefix)?.is_some() {
-            return Ok(Some(Vec::new()));
-        }
         let p = self.path(prefix);
         let listing =
             list_retrying(|| self.store.list_with_delimiter(if p.as_ref().is_empty() { None } else { Some(&p) }))
@@ -704,7 +708,7 @@ impl ListableStore for S3Store {
         }
         names.retain(|n| !n.is_empty() && StoreKey::parse(n).is_ok());
         if names.is_empty() && !prefix.is_root() {
-            return Ok(None);
+            return Ok(self.size(prefix)?.map(|_| Vec::new()));
         }
         Ok(Some(names.into_iter().collect()))
     }
@@ -729,6 +733,14 @@ impl Store for S3Store {
 
     fn io_bound(&self) -> bool {
         true
+    }
+
+    /// One listing of at most one key below the root.
+    fn root_exists(&self) -> MapResult<bool> {
+        let root = if self.root.is_empty() { None } else { Some(OsPath::from(self.root.as_str())) };
+        let any =
+            list_retrying(|| async { self.store.list(root.as_ref()).next().await.transpose() }).map_err(os_err)?;
+        Ok(any.is_some())
     }
 
     fn destroy(&self) -> MapResult<()> {

@@ -50,15 +50,108 @@ pub struct OpenOptions {
     pub consolidated: bool,
 }
 
+/// How a format wants a root object probed when a dataset is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Probe {
+    /// Its bytes (it will be read).
+    Get,
+    /// Whether it exists (it is a marker, or may be large and unused).
+    Size,
+}
+
+/// What one probe of a root object found: its bytes or its size, `None`
+/// when absent, or the error (kept until someone needs the object).
+#[derive(Debug)]
+enum Probed {
+    Bytes(NcResult<Option<Vec<u8>>>),
+    Size(NcResult<Option<u64>>),
+}
+
+/// The root objects every format asked for, fetched once, together (all
+/// at once on a network store: one round trip where the formats'
+/// detection and first reads would take one each), before any format
+/// looks at the store.
+#[derive(Debug, Default)]
+pub struct Root {
+    probed: HashMap<&'static str, Probed>,
+}
+
+impl Root {
+    /// Probes `wants` (a name asked both ways is read).
+    pub fn fetch(store: &dyn Store, wants: &[(&'static str, Probe)]) -> NcResult<Root> {
+        let mut todo: Vec<(&'static str, Probe)> = Vec::new();
+        for &(name, how) in wants {
+            match todo.iter_mut().find(|(n, _)| *n == name) {
+                Some(t) if how == Probe::Get => t.1 = Probe::Get,
+                Some(_) => {}
+                None => todo.push((name, how)),
+            }
+        }
+        let root = StoreKey::root();
+        let max = crate::limits::limits().max_metadata_bytes;
+        let one = |&(name, how): &(&'static str, Probe)| -> NcResult<(&'static str, Probed)> {
+            let key = root.child(name)?;
+            Ok((
+                name,
+                match how {
+                    Probe::Get => Probed::Bytes(store.get_max(&key, max).map_err(NcError::from)),
+                    Probe::Size => Probed::Size(store.size(&key).map_err(NcError::from)),
+                },
+            ))
+        };
+        let probed: NcResult<HashMap<_, _>> = if store.io_bound() {
+            super::data::IO_POOL.get().install(|| todo.par_iter().map(one).collect())
+        } else {
+            todo.iter().map(one).collect()
+        };
+        Ok(Root { probed: probed? })
+    }
+
+    /// Whether the root object `name` exists (asked of the store when it
+    /// was not probed, or its probe failed: the error is then the store's
+    /// answer now).
+    pub fn has(&self, store: &dyn Store, name: &str) -> NcResult<bool> {
+        match self.probed.get(name) {
+            Some(Probed::Bytes(Ok(b))) => Ok(b.is_some()),
+            Some(Probed::Size(Ok(n))) => Ok(n.is_some()),
+            _ => Ok(store.size(&StoreKey::root().child(name)?)?.is_some()),
+        }
+    }
+
+    /// The bytes of every root object read without error (`None`:
+    /// absent), by key, for a format's reader to take instead of reading
+    /// them again. A failed read is left out: reading it again tells the
+    /// error where the object is needed.
+    pub fn into_fetched(self) -> impl Iterator<Item = (StoreKey, Option<Vec<u8>>)> {
+        self.probed.into_iter().filter_map(|(name, p)| match p {
+            Probed::Bytes(Ok(b)) => Some((StoreKey::root().child(name).ok()?, b)),
+            _ => None,
+        })
+    }
+}
+
+/// The metadata objects at `keys` (`None`: absent), all requested at once
+/// on the network pool (a network store's reader, one round trip for many
+/// objects).
+pub(crate) fn fetch_all(store: &dyn Store, keys: &[StoreKey]) -> NcResult<Vec<Option<Vec<u8>>>> {
+    let max = crate::limits::limits().max_metadata_bytes;
+    let got: Result<Vec<_>, MapError> =
+        super::data::IO_POOL.get().install(|| keys.par_iter().map(|k| store.get_max(k, max)).collect());
+    Ok(got?)
+}
+
 /// One on-disk format.
 pub trait Format: Send + Sync + std::fmt::Debug {
     /// A short name (`zarr2`, ...).
     fn name(&self) -> &'static str;
+    /// The root objects this format looks at to recognise a store and
+    /// starts reading it with (fetched for all formats at once, [`Root`]).
+    fn root_objects(&self, opts: OpenOptions) -> Vec<(&'static str, Probe)>;
     /// Whether the store at hand is in this format (its root objects).
-    fn claims(&self, store: &dyn Store) -> NcResult<bool>;
+    fn claims(&self, store: &dyn Store, root: &Root) -> NcResult<bool>;
     /// Builds the model from the store's metadata. The objects read are
     /// returned in `Dataset::written`, so unchanged ones are not rewritten.
-    fn read(&self, store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions) -> NcResult<Dataset>;
+    fn read(&self, store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions, root: Root) -> NcResult<Dataset>;
     /// Every metadata object that describes `ds`, as JSON.
     fn objects(&self, ds: &Dataset) -> NcResult<Vec<(StoreKey, Value)>>;
     /// How the chunks of a new variable are named.
@@ -223,14 +316,21 @@ pub(crate) fn consolidated_children<'a>(keys: impl Iterator<Item = &'a String>, 
 }
 
 /// Reads a dataset's metadata, in whichever format the store holds.
+/// Nothing at all at the root (a store opened unverified) is `ENOENT`,
+/// as for a missing file.
 pub fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions) -> NcResult<Dataset> {
+    let wants: Vec<(&'static str, Probe)> = FORMATS.iter().flat_map(|f| f.root_objects(opts)).collect();
+    let root = Root::fetch(store.as_ref(), &wants)?;
     for f in FORMATS {
-        if f.claims(store.as_ref())? {
-            return f.read(store, path, mode, opts);
+        if f.claims(store.as_ref(), &root)? {
+            return f.read(store, path, mode, opts, root);
         }
     }
+    if !store.root_exists()? {
+        return Err(NcError::with(ENOENT, MapError::RootNotFound(store.location().to_string()).to_string()));
+    }
     // no format recognises the root: the first one says why
-    FORMATS[0].read(store, path, mode, opts)
+    FORMATS[0].read(store, path, mode, opts, root)
 }
 
 /// Persists all metadata that changed since it was last written or read

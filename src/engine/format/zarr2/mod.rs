@@ -15,7 +15,7 @@
 
 pub mod dtype;
 
-use super::{bad, nczarr, xarray, ChunkKeys, Extents, Format, OpenOptions};
+use super::{bad, nczarr, xarray, ChunkKeys, Extents, Format, OpenOptions, Probe, Root};
 use crate::engine::consts::*;
 use crate::engine::error::*;
 use crate::engine::json::{self, values_to_json};
@@ -24,7 +24,6 @@ use crate::engine::types::Values;
 use crate::engine::{NcError, NcResult};
 use crate::map::{Store, StoreKey};
 use dtype::{format_dtype, parse_dtype, DType};
-use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -38,18 +37,25 @@ impl Format for Zarr2 {
         "zarr2"
     }
 
-    fn claims(&self, store: &dyn Store) -> NcResult<bool> {
-        let root = StoreKey::root();
+    /// The root group's objects, read; `.zmetadata` read when asked for
+    /// (`mode=consolidated`), else only its existence; the NCZarr v1
+    /// marker's existence.
+    fn root_objects(&self, opts: OpenOptions) -> Vec<(&'static str, Probe)> {
+        let zmetadata = if opts.consolidated { Probe::Get } else { Probe::Size };
+        vec![(".zgroup", Probe::Get), (".zattrs", Probe::Get), (".zmetadata", zmetadata), (".nczarr", Probe::Size)]
+    }
+
+    fn claims(&self, store: &dyn Store, root: &Root) -> NcResult<bool> {
         for name in [".zgroup", ".zmetadata", ".nczarr"] {
-            if store.size(&root.child(name)?)?.is_some() {
+            if root.has(store, name)? {
                 return Ok(true);
             }
         }
         Ok(false)
     }
 
-    fn read(&self, store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions) -> NcResult<Dataset> {
-        read_dataset(store, path, mode, opts)
+    fn read(&self, store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions, root: Root) -> NcResult<Dataset> {
+        read_dataset(store, path, mode, opts, root)
     }
 
     fn objects(&self, ds: &Dataset) -> NcResult<Vec<(StoreKey, Value)>> {
@@ -203,12 +209,8 @@ impl Reader {
 
     /// Fetches `keys` concurrently (a network store), for [`Reader::get`].
     fn prefetch(&mut self, keys: &[StoreKey]) -> NcResult<()> {
-        let max = crate::limits::limits().max_metadata_bytes;
-        let store = self.store.clone();
-        let got: Vec<crate::map::MapResult<Option<Vec<u8>>>> =
-            crate::engine::data::IO_POOL.get().install(|| keys.par_iter().map(|k| store.get_max(k, max)).collect());
-        for (k, v) in keys.iter().zip(got) {
-            self.prefetched.insert(k.clone(), v?);
+        for (k, v) in keys.iter().zip(super::fetch_all(self.store.as_ref(), keys)?) {
+            self.prefetched.insert(k.clone(), v);
         }
         Ok(())
     }
@@ -280,24 +282,25 @@ struct PendingVar {
 /// when `use_consolidated` is set (`mode=consolidated`, as in netCDF-C 4.10)
 /// or when the store has no root `.zgroup` object of its own. Otherwise the
 /// objects themselves are read, so a stale `.zmetadata` never hides data.
-fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions) -> NcResult<Dataset> {
+fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions, probed: Root) -> NcResult<Dataset> {
     let OpenOptions { xarray, pure_zarr: force_pure, consolidated: use_consolidated } = opts;
     let root = StoreKey::root();
+    let zmeta_key = root.child(".zmetadata")?;
+    // Asked for: read with the root's objects, which also tells whether it
+    // exists. Else only where there is no root .zgroup.
+    let has_zmetadata = use_consolidated || probed.has(store.as_ref(), ".zmetadata")?;
+    let read_zmetadata = has_zmetadata && (use_consolidated || !probed.has(store.as_ref(), ".zgroup")?);
+    let v1_marker = probed.has(store.as_ref(), ".nczarr")?;
     let mut r = Reader {
         store: store.clone(),
         consolidated: None,
-        prefetched: HashMap::new(),
+        prefetched: probed.into_fetched().collect(),
         pure_zarr: false,
         layout: Layout::V2,
         xarray,
         seen: HashMap::new(),
     };
 
-    let zmeta_key = root.child(".zmetadata")?;
-    // Asked for: one GET, which also tells whether it exists (a round trip
-    // less on an object store). Else only where there is no root .zgroup.
-    let has_zmetadata = use_consolidated || store.size(&zmeta_key)?.is_some();
-    let read_zmetadata = has_zmetadata && (use_consolidated || store.size(&root.child(".zgroup")?)?.is_none());
     // A .zmetadata that cannot be used is skipped, as netCDF-C does, and
     // reported in the dataset's notes.
     let mut notes = Vec::new();
@@ -315,7 +318,7 @@ fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions)
         }
     }
 
-    let v1 = r.consolidated.is_none() && store.size(&root.child(".nczarr")?)?.is_some();
+    let v1 = r.consolidated.is_none() && v1_marker;
     let zgroup = r.get_object(&root.child(".zgroup")?)?;
     let zattrs = r.get_object(&root.child(".zattrs")?)?;
     if zgroup.is_none() && !v1 {

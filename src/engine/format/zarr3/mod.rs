@@ -17,7 +17,7 @@
 
 pub mod codecs;
 
-use super::{bad, nczarr, xarray, ChunkKeys, Extents, Format, OpenOptions};
+use super::{bad, nczarr, xarray, ChunkKeys, Extents, Format, OpenOptions, Probe, Root};
 use crate::engine::consts::*;
 use crate::engine::error::*;
 use crate::engine::json;
@@ -41,12 +41,16 @@ impl Format for Zarr3 {
         "zarr3"
     }
 
-    fn claims(&self, store: &dyn Store) -> NcResult<bool> {
-        Ok(store.size(&StoreKey::root().child(NODE)?)?.is_some())
+    fn root_objects(&self, _opts: OpenOptions) -> Vec<(&'static str, Probe)> {
+        vec![(NODE, Probe::Get)]
     }
 
-    fn read(&self, store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions) -> NcResult<Dataset> {
-        read_dataset(store, path, mode, opts)
+    fn claims(&self, store: &dyn Store, root: &Root) -> NcResult<bool> {
+        root.has(store, NODE)
+    }
+
+    fn read(&self, store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions, root: Root) -> NcResult<Dataset> {
+        read_dataset(store, path, mode, opts, root)
     }
 
     fn objects(&self, ds: &Dataset) -> NcResult<Vec<(StoreKey, Value)>> {
@@ -78,6 +82,9 @@ mod write;
 struct Reader {
     store: Arc<dyn Store>,
     consolidated: Option<Map<String, Value>>,
+    /// Objects fetched ahead (the root's, and on a network store every
+    /// child node's at once), each taken once.
+    prefetched: HashMap<StoreKey, Option<Vec<u8>>>,
     seen: HashMap<StoreKey, Vec<u8>>,
 }
 
@@ -96,7 +103,11 @@ impl Reader {
             }
         }
         let k = key.child(NODE)?;
-        let Some(bytes) = self.store.get_max(&k, crate::limits::limits().max_metadata_bytes)? else {
+        let fetched = match self.prefetched.remove(&k) {
+            Some(f) => f,
+            None => self.store.get_max(&k, crate::limits::limits().max_metadata_bytes)?,
+        };
+        let Some(bytes) = fetched else {
             return Ok(None);
         };
         let v = json::parse(&bytes).map_err(|e| bad(format!("{k}: {}", e.detail().unwrap_or("bad JSON"))))?;
@@ -120,7 +131,13 @@ impl Reader {
             None => self.store.list_dir(gkey)?.unwrap_or_default(),
         };
         let (mut arrays, mut groups) = (vec![], vec![]);
-        for name in names.into_iter().filter(|n| !n.starts_with('.') && n != NODE) {
+        let names: Vec<String> = names.into_iter().filter(|n| !n.starts_with('.') && n != NODE).collect();
+        if self.consolidated.is_none() && self.store.io_bound() && names.len() > 1 {
+            // a network store: every child's zarr.json at once
+            let keys = names.iter().map(|n| gkey.child(n)?.child(NODE)).collect::<Result<Vec<_>, _>>()?;
+            self.prefetch(&keys)?;
+        }
+        for name in names {
             let k = gkey.child(&name)?;
             match self.node(&k)? {
                 Some(m) => match m.get("node_type").and_then(Value::as_str) {
@@ -135,6 +152,14 @@ impl Reader {
         Ok((arrays, groups))
     }
 
+    /// Fetches `keys` concurrently (a network store), for [`Reader::node`].
+    fn prefetch(&mut self, keys: &[StoreKey]) -> NcResult<()> {
+        for (k, v) in keys.iter().zip(super::fetch_all(self.store.as_ref(), keys)?) {
+            self.prefetched.insert(k.clone(), v);
+        }
+        Ok(())
+    }
+
     fn has_child_node(&mut self, key: &StoreKey) -> NcResult<bool> {
         for name in self.store.list_dir(key)?.unwrap_or_default() {
             if name != NODE && self.store.size(&key.child(&name)?.child(NODE)?)?.is_some() {
@@ -145,8 +170,13 @@ impl Reader {
     }
 }
 
-fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions) -> NcResult<Dataset> {
-    let mut r = Reader { store: store.clone(), consolidated: None, seen: HashMap::new() };
+fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions, probed: Root) -> NcResult<Dataset> {
+    let mut r = Reader {
+        store: store.clone(),
+        consolidated: None,
+        prefetched: probed.into_fetched().collect(),
+        seen: HashMap::new(),
+    };
     let root = StoreKey::root();
     let meta = r.node(&root)?.ok_or_else(|| NcError::with(NC_ENOTNC, "no zarr.json at the store root"))?;
     check_format(&root, &meta)?;
