@@ -681,6 +681,27 @@ fn a_consolidated_open_is_one_round_trip() {
     assert_eq!(file::open(&missing, NC_NOWRITE).err().map(|e| e.code()), Some(2));
 }
 
+/// `mode=v3` names the format: only Zarr v3's root object is looked for
+/// (none of Zarr v2's), and the variables' nodes are fetched at once.
+#[test]
+fn a_v3_open_looks_for_v3_objects_only() {
+    let Some((addr, _)) = SERVER.as_ref() else { return };
+    let direct_url = direct("v3open.zarr").unwrap().replace("mode=nczarr,s3", "mode=nczarr,v3,s3");
+    let mut ds = file::create(&direct_url, NC_CLOBBER).unwrap();
+    let x = ds.def_dim(0, "x", 4).unwrap() as i32;
+    for i in 0..4 {
+        ds.def_var(0, &format!("v{i}"), NC_DOUBLE, &[x]).unwrap();
+    }
+    ds.close().unwrap();
+    let proxy = Proxy::start(*addr);
+    let url = via(&proxy, "v3open.zarr").replace("mode=nczarr,s3", "mode=nczarr,v3,s3");
+    let ds = file::open(&url, NC_NOWRITE).unwrap();
+    assert_eq!(ds.group(0).unwrap().vars.len(), 4);
+    let log = proxy.plan.log.lock().unwrap().clone();
+    assert!(log.iter().all(|(m, p, _)| m == "GET" && p.ends_with("/zarr.json")), "not v3's: {log:?}");
+    assert_eq!(log.len(), 1 + 4, "requests: {log:?}");
+}
+
 /// Opening a pure Zarr group on an object store reads each variable's
 /// metadata once, all variables' at once: no HEAD per child to tell arrays
 /// from groups (that was one round trip per variable, one after another),

@@ -153,7 +153,12 @@ fn open_with(path: &str, name: Option<&str>, omode: i32, aggregate: bool) -> NcR
         store,
         path,
         omode | NC_NETCDF4,
-        format::OpenOptions { xarray: u.xarray, pure_zarr: u.pure_zarr, consolidated },
+        format::OpenOptions {
+            xarray: u.xarray,
+            pure_zarr: u.pure_zarr,
+            consolidated,
+            expect: u.modes.iter().any(|m| m == "v3").then_some("zarr3"),
+        },
     )?;
     ds.writable = ds.writable && writable;
     if u.pure_zarr {

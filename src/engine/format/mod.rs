@@ -48,6 +48,9 @@ pub struct OpenOptions {
     pub pure_zarr: bool,
     /// `mode=consolidated`: read metadata from the consolidated object.
     pub consolidated: bool,
+    /// The format the URL names (`mode=v3`: `zarr3`), looked for first:
+    /// its root objects alone, then the others' only if it is not there.
+    pub expect: Option<&'static str>,
 }
 
 /// How a format wants a root object probed when a dataset is opened.
@@ -77,10 +80,11 @@ pub struct Root {
 }
 
 impl Root {
-    /// Probes `wants` (a name asked both ways is read).
-    pub fn fetch(store: &dyn Store, wants: &[(&'static str, Probe)]) -> NcResult<Root> {
+    /// Probes `wants` (a name asked both ways is read), those not probed
+    /// yet.
+    pub fn fetch(&mut self, store: &dyn Store, wants: &[(&'static str, Probe)]) -> NcResult<()> {
         let mut todo: Vec<(&'static str, Probe)> = Vec::new();
-        for &(name, how) in wants {
+        for &(name, how) in wants.iter().filter(|(n, _)| !self.probed.contains_key(n)) {
             match todo.iter_mut().find(|(n, _)| *n == name) {
                 Some(t) if how == Probe::Get => t.1 = Probe::Get,
                 Some(_) => {}
@@ -99,12 +103,13 @@ impl Root {
                 },
             ))
         };
-        let probed: NcResult<HashMap<_, _>> = if store.io_bound() {
+        let probed: NcResult<Vec<_>> = if store.io_bound() {
             super::data::IO_POOL.get().install(|| todo.par_iter().map(one).collect())
         } else {
             todo.iter().map(one).collect()
         };
-        Ok(Root { probed: probed? })
+        self.probed.extend(probed?);
+        Ok(())
     }
 
     /// Whether the root object `name` exists (asked of the store when it
@@ -319,8 +324,15 @@ pub(crate) fn consolidated_children<'a>(keys: impl Iterator<Item = &'a String>, 
 /// Nothing at all at the root (a store opened unverified) is `ENOENT`,
 /// as for a missing file.
 pub fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions) -> NcResult<Dataset> {
+    let mut root = Root::default();
+    if let Some(f) = FORMATS.iter().find(|f| Some(f.name()) == opts.expect) {
+        root.fetch(store.as_ref(), &f.root_objects(opts))?;
+        if f.claims(store.as_ref(), &root)? {
+            return f.read(store, path, mode, opts, root);
+        }
+    }
     let wants: Vec<(&'static str, Probe)> = FORMATS.iter().flat_map(|f| f.root_objects(opts)).collect();
-    let root = Root::fetch(store.as_ref(), &wants)?;
+    root.fetch(store.as_ref(), &wants)?;
     for f in FORMATS {
         if f.claims(store.as_ref(), &root)? {
             return f.read(store, path, mode, opts, root);

@@ -283,7 +283,7 @@ struct PendingVar {
 /// or when the store has no root `.zgroup` object of its own. Otherwise the
 /// objects themselves are read, so a stale `.zmetadata` never hides data.
 fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions, probed: Root) -> NcResult<Dataset> {
-    let OpenOptions { xarray, pure_zarr: force_pure, consolidated: use_consolidated } = opts;
+    let OpenOptions { xarray, pure_zarr: force_pure, consolidated: use_consolidated, .. } = opts;
     let root = StoreKey::root();
     let zmeta_key = root.child(".zmetadata")?;
     // Asked for: read with the root's objects, which also tells whether it

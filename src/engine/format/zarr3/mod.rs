@@ -132,11 +132,7 @@ impl Reader {
         };
         let (mut arrays, mut groups) = (vec![], vec![]);
         let names: Vec<String> = names.into_iter().filter(|n| !n.starts_with('.') && n != NODE).collect();
-        if self.consolidated.is_none() && self.store.io_bound() && names.len() > 1 {
-            // a network store: every child's zarr.json at once
-            let keys = names.iter().map(|n| gkey.child(n)?.child(NODE)).collect::<Result<Vec<_>, _>>()?;
-            self.prefetch(&keys)?;
-        }
+        self.prefetch_nodes(gkey, names.iter())?;
         for name in names {
             let k = gkey.child(&name)?;
             match self.node(&k)? {
@@ -152,10 +148,17 @@ impl Reader {
         Ok((arrays, groups))
     }
 
-    /// Fetches `keys` concurrently (a network store), for [`Reader::node`].
-    fn prefetch(&mut self, keys: &[StoreKey]) -> NcResult<()> {
-        for (k, v) in keys.iter().zip(super::fetch_all(self.store.as_ref(), keys)?) {
-            self.prefetched.insert(k.clone(), v);
+    /// On a network store, without consolidated metadata: the `zarr.json`
+    /// of every child `names` of `gkey` at once, for [`Reader::node`].
+    fn prefetch_nodes<'a>(&mut self, gkey: &StoreKey, names: impl Iterator<Item = &'a String>) -> NcResult<()> {
+        if self.consolidated.is_some() || !self.store.io_bound() {
+            return Ok(());
+        }
+        let keys = names.map(|n| gkey.child(n)?.child(NODE)).collect::<Result<Vec<_>, _>>()?;
+        if keys.len() > 1 {
+            for (k, v) in keys.iter().zip(super::fetch_all(self.store.as_ref(), &keys)?) {
+                self.prefetched.insert(k.clone(), v);
+            }
         }
         Ok(())
     }
@@ -238,28 +241,28 @@ fn read_group(
         ds.provenance = provenance;
     }
     let info = if ds.pure_zarr { None } else { attrs.get("_nczarr_group").cloned() };
-    let (arrays, groups) = r.children(&gkey)?;
     let (arrays, groups) = match info {
         Some(info) => {
-            // NCZarr: its lists decide which nodes are netCDF objects
+            // NCZarr: its lists decide which nodes are netCDF objects, read
+            // by name (no listing), all at once on a network store
             let (vars, subgroups) = nczarr::read_group_info(ds, gid, &gkey, &info)?;
-            let mut by_name: HashMap<String, Map<String, Value>> = arrays.into_iter().collect();
+            r.prefetch_nodes(&gkey, vars.iter().chain(&subgroups))?;
             let mut a = vec![];
             for v in vars {
-                let m = by_name.remove(&v).ok_or_else(|| bad(format!("{gkey}: array {v} is listed but absent")))?;
-                a.push((v, m));
+                match r.node(&gkey.child(&v)?)? {
+                    Some(m) if m.get("node_type").and_then(Value::as_str) == Some("array") => a.push((v, m)),
+                    _ => return Err(bad(format!("{gkey}: array {v} is listed but absent"))),
+                }
             }
-            let mut by_name: HashMap<String, Option<Map<String, Value>>> = groups.into_iter().collect();
-            let g = subgroups
-                .into_iter()
-                .map(|n| {
-                    let m = by_name.remove(&n).flatten();
-                    (n, m)
-                })
-                .collect();
+            let mut g = vec![];
+            for n in subgroups {
+                let m =
+                    r.node(&gkey.child(&n)?)?.filter(|m| m.get("node_type").and_then(Value::as_str) == Some("group"));
+                g.push((n, m));
+            }
             (a, g)
         }
-        None => (arrays, groups),
+        None => r.children(&gkey)?,
     };
     for (name, meta) in arrays {
         crate::engine::names::check_name(&name).map_err(|_| bad(format!("bad variable name {name:?}")))?;
