@@ -600,3 +600,100 @@ fn metadata_changes_after_data_access_reach_the_data_path() {
         assert_eq!(nc_close(nc), 0);
     }
 }
+
+/// One-element calls (`var1`, and `vara` with counts of 1) take a short
+/// path when their chunk is cached; the same calls as `vars` take the
+/// general one. Two datasets get the same sequence of calls, one each way,
+/// with conversions out of range, positions outside the variable (fixed and
+/// unlimited), a chunk cache small enough to evict changed chunks midway,
+/// and a char variable read as a number: every return code, every value
+/// read, and the contents after closing are the same.
+#[test]
+fn one_element_calls_agree_with_the_general_path() {
+    unsafe fn make(name: &str) -> (c_int, c_int, c_int) {
+        let p = CString::new(format!("mem://ffi_data/{name}")).unwrap();
+        let (mut nc, mut t, mut x, mut y, mut v, mut c) = (0, 0, 0, 0, 0, 0);
+        assert_eq!(nc_create(p.as_ptr(), NC_CLOBBER, &mut nc), 0);
+        assert_eq!(nc_def_dim(nc, c"t".as_ptr(), 0, &mut t), 0);
+        assert_eq!(nc_def_dim(nc, c"x".as_ptr(), 7, &mut x), 0);
+        assert_eq!(nc_def_dim(nc, c"y".as_ptr(), 6, &mut y), 0);
+        assert_eq!(nc_def_var(nc, c"v".as_ptr(), NC_SHORT, 3, [t, x, y].as_ptr(), &mut v), 0);
+        assert_eq!(nc_def_var_chunking(nc, v, NC_CHUNKED, [2usize, 3, 4].as_ptr()), 0);
+        assert_eq!(nc_def_var(nc, c"c".as_ptr(), NC_CHAR, 2, [x, y].as_ptr(), &mut c), 0);
+        // room for two chunks of v: changed chunks are evicted (written) midway
+        assert_eq!(nc_set_var_chunk_cache(nc, v, 2 * 2 * 3 * 4 * 2, 2, 0.5), 0);
+        assert_eq!(nc_enddef(nc), 0);
+        (nc, v, c)
+    }
+    let ((a, va, ca), (b, vb, cb)) = unsafe { (make("one_a"), make("one_b")) };
+    let ones = [1usize; 3];
+    let unit = [1isize; 3];
+    let mut seed = 12345u64;
+    let mut next = |n: u64| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    };
+    for step in 0..4000 {
+        // positions up to one past each bound: t may grow on writes
+        let idx = [next(6) as usize, next(8) as usize, next(7) as usize];
+        let what = next(6);
+        let value = next(80_000) as i32 - 40_000; // some out of short's range
+        unsafe {
+            let (ra, rb, ga, gb) = match what {
+                0 => {
+                    let r1 = nc_put_var1_int(a, va, idx.as_ptr(), &value);
+                    let r2 = nc_put_vars_int(b, vb, idx.as_ptr(), ones.as_ptr(), unit.as_ptr(), &value);
+                    (r1, r2, 0.0, 0.0)
+                }
+                1 => {
+                    let d = value as f64 * 0.5;
+                    let r1 = nc_put_vara_double(a, va, idx.as_ptr(), ones.as_ptr(), &d);
+                    let r2 = nc_put_vars_double(b, vb, idx.as_ptr(), ones.as_ptr(), unit.as_ptr(), &d);
+                    (r1, r2, 0.0, 0.0)
+                }
+                2 | 3 => {
+                    let (mut x1, mut x2) = (-1.0f64, -1.0f64);
+                    let r1 = nc_get_var1_double(a, va, idx.as_ptr(), &mut x1);
+                    let r2 = nc_get_vars_double(b, vb, idx.as_ptr(), ones.as_ptr(), unit.as_ptr(), &mut x2);
+                    (r1, r2, x1, x2)
+                }
+                4 => {
+                    let (mut x1, mut x2) = (0u8, 0u8);
+                    let r1 = nc_get_vara_uchar(a, va, idx.as_ptr(), ones.as_ptr(), &mut x1);
+                    let r2 = nc_get_vars_uchar(b, vb, idx.as_ptr(), ones.as_ptr(), unit.as_ptr(), &mut x2);
+                    (r1, r2, x1 as f64, x2 as f64)
+                }
+                _ => {
+                    // a char variable read as a number: NC_ECHAR both ways
+                    let (mut x1, mut x2) = (0i32, 0i32);
+                    let r1 = nc_get_var1_int(a, ca, idx[1..].as_ptr(), &mut x1);
+                    let r2 = nc_get_vars_int(b, cb, idx[1..].as_ptr(), ones.as_ptr(), unit.as_ptr(), &mut x2);
+                    (r1, r2, x1 as f64, x2 as f64)
+                }
+            };
+            assert_eq!(ra, rb, "step {step}: call {what} at {idx:?}");
+            assert_eq!(ga.to_bits(), gb.to_bits(), "step {step}: value read at {idx:?}");
+        }
+    }
+    let all = |nc: c_int, v: c_int| unsafe {
+        let mut t = 0usize;
+        assert_eq!(nc_inq_dimlen(nc, 0, &mut t), 0);
+        let mut out = vec![0i16; t * 7 * 6];
+        assert_eq!(nc_get_var_short(nc, v, out.as_mut_ptr()), 0);
+        out
+    };
+    let (da, db) = (all(a, va), all(b, vb));
+    assert!(da.len() >= 5 * 42, "t grew: {}", da.len() / 42);
+    assert_eq!(da, db);
+    unsafe {
+        assert_eq!(nc_close(a), 0);
+        assert_eq!(nc_close(b), 0);
+        let (mut a, mut b) = (0, 0);
+        assert_eq!(nc_open(c"mem://ffi_data/one_a".as_ptr(), NC_NOWRITE, &mut a), 0);
+        assert_eq!(nc_open(c"mem://ffi_data/one_b".as_ptr(), NC_NOWRITE, &mut b), 0);
+        assert_eq!(all(a, 0), db);
+        assert_eq!(all(b, 0), db);
+        assert_eq!(nc_close(a), 0);
+        assert_eq!(nc_close(b), 0);
+    }
+}

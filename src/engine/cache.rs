@@ -312,14 +312,25 @@ impl ChunkCache {
 
     /// A cached chunk (a clean or dirty one, or one being written back).
     pub fn get(&self, key: &StoreKey) -> Option<Arc<Vec<u8>>> {
+        self.with_entry(key, Arc::clone)
+    }
+
+    /// `f` of a cached chunk (counted as a use), under the cache's lock,
+    /// without handing out the chunk: for a look at a few bytes.
+    pub fn read<R>(&self, key: &StoreKey, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+        self.with_entry(key, |data| f(data))
+    }
+
+    /// `f` of a cached chunk's data, counted as a use.
+    fn with_entry<R>(&self, key: &StoreKey, f: impl FnOnce(&Arc<Vec<u8>>) -> R) -> Option<R> {
         let mut i = self.lock();
         let tick = i.next_tick();
         let Inner { clean, dirty, writing, .. } = &mut *i;
         if let Some(e) = clean.get_mut(key).or_else(|| dirty.get_mut(key)) {
             e.used = tick;
-            return Some(e.data.clone());
+            return Some(f(&e.data));
         }
-        writing.get(key).map(|f| f.data.clone())
+        writing.get(key).map(|w| f(&w.data))
     }
 
     /// A cached chunk to change, taken out of the cache (without a copy

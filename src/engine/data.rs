@@ -1043,6 +1043,100 @@ impl Dataset {
         Ok(Some((index, false)))
     }
 
+    /// Where one element of a plain chunked numeric variable is: its
+    /// variable's layout, its chunk's key and its offset (in elements) in
+    /// the chunk. `None` when a one-element call at `index` is not that
+    /// simple case (a string, aggregated, sharded, scalar or unreadable
+    /// variable, a memory type that does not go with it, an index outside
+    /// the variable's shape, a layout that fails): the general path then
+    /// gives the answer, errors included.
+    fn one_element(
+        &self,
+        gid: usize,
+        varid: i32,
+        index: &[u64],
+        memtype: NcType,
+    ) -> NcResult<Option<(Arc<ChunkLayout>, StoreKey, usize)>> {
+        let Ok(v) = self.var(gid, varid) else { return Ok(None) };
+        if v.unreadable.is_some()
+            || v.source.is_some()
+            || v.is_scalar()
+            || index.len() != v.dimids.len()
+            || !(NC_BYTE..=NC_UINT64).contains(&memtype)
+            || type_check(v, memtype).is_err()
+            || index.iter().zip(&v.dimids).any(|(&i, &d)| i >= self.dims[d].len)
+        {
+            return Ok(None);
+        }
+        let Ok(lay) = self.chunk_layout(gid, varid as usize) else { return Ok(None) };
+        if lay.shard.is_some() || lay.strkind != StrKind::None || lay.codec_err.is_some() {
+            return Ok(None);
+        }
+        let (mut idx, mut at): (PerDim<u64>, u64) = (PerDim::new(), 0);
+        for (d, &i) in index.iter().enumerate() {
+            let c = lay.chunks[d].max(1);
+            idx.push(i / c);
+            at += (i % c) * lay.cstrides[d];
+        }
+        let key = lay.chunk_keys.key(&lay.key, &idx)?;
+        Ok(Some((lay, key, at as usize)))
+    }
+
+    /// `nc_get_var1` of a number from a chunk the cache holds: one cache
+    /// lookup, no slab resolved (a loop of one-element reads spends its
+    /// time here). `Ok(None)`: not that case (see [`Dataset::one_element`],
+    /// or the chunk is not cached); the caller takes [`Dataset::get_slab`].
+    pub fn get_one(
+        &self,
+        gid: usize,
+        varid: i32,
+        index: &[u64],
+        memtype: NcType,
+        out: &mut [u8],
+    ) -> NcResult<Option<()>> {
+        let Some((lay, key, at)) = self.one_element(gid, varid, index, memtype)? else { return Ok(None) };
+        let cache = &self.groups[gid].vars[varid as usize].cache;
+        let es = lay.esize;
+        let got = cache
+            .read(&key, |chunk| chunk.get(at * es..(at + 1) * es).map(|src| convert(lay.ftype, src, memtype, out, 1)));
+        match got.flatten() {
+            Some(range) => range_result(range).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// `nc_put_var1` of a number into a chunk the cache already holds
+    /// changed: the element converted in place (as [`Dataset::put_slab`]
+    /// does for a few elements), with no slab resolved. `Ok(None)`: not
+    /// that case (also: read-only, define mode, quantization, a chunk not
+    /// changed yet); the caller takes [`Dataset::put_slab`].
+    pub fn put_one(
+        &mut self,
+        gid: usize,
+        varid: i32,
+        index: &[u64],
+        memtype: NcType,
+        input: &[u8],
+    ) -> NcResult<Option<()>> {
+        if !self.writable || self.define_mode {
+            return Ok(None);
+        }
+        let Some((lay, key, at)) = self.one_element(gid, varid, index, memtype)? else { return Ok(None) };
+        let v = &self.groups[gid].vars[varid as usize];
+        if v.quantize.is_on() || input.len() != elem_size(memtype) {
+            return Ok(None);
+        }
+        let es = lay.esize;
+        let mark = |mask: &mut DirtyMask| mask.mark(at, 1);
+        let put = v.cache.update_dirty(&key, &mark, |chunk| {
+            chunk.get_mut(at * es..(at + 1) * es).map(|dst| convert(memtype, input, lay.ftype, dst, 1))
+        });
+        match put.flatten() {
+            Some(range) => range_result(range).map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// Reads a slab into the caller's memory. Returns `NC_ERANGE` (after
     /// filling the buffer) if some value did not fit the memory type.
     pub fn get_slab(&self, gid: usize, varid: i32, slab: &Slab, out: MemOut) -> NcResult<()> {

@@ -71,6 +71,37 @@ unsafe fn slab(
     ds.slab(gid, varid, start.as_deref(), count.as_deref(), stride.as_deref(), imap.as_deref(), for_write)
 }
 
+/// The index of a one-element call of a number with non-NULL pointers
+/// (`var1`, or `vara` with every count 1), for the one-element paths
+/// (`Dataset::get_one`, `Dataset::put_one`); `None` for any other call,
+/// which the general path checks and answers.
+#[allow(clippy::too_many_arguments)]
+unsafe fn one_index(
+    ds: &Dataset,
+    gid: usize,
+    varid: c_int,
+    kind: Kind,
+    startp: *const usize,
+    countp: *const usize,
+    data: *const c_void,
+    memtype: nc_type,
+) -> NcResult<Option<PerDim<u64>>> {
+    let one = match kind {
+        Kind::Var1 => true,
+        Kind::Vara => !countp.is_null(),
+        _ => false,
+    };
+    if !one || startp.is_null() || data.is_null() || !(NC_BYTE..=NC_UINT64).contains(&memtype) {
+        return Ok(None);
+    }
+    let Ok(v) = ds.var(gid, varid) else { return Ok(None) };
+    let nd = v.dimids.len();
+    if kind == Kind::Vara && in_slice(countp, nd)?.iter().any(|&c| c != 1) {
+        return Ok(None);
+    }
+    Ok(Some(in_slice(startp, nd)?.iter().map(|&x| x as u64).collect()))
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn get(
     ncid: c_int,
@@ -85,6 +116,12 @@ pub(crate) unsafe fn get(
 ) -> NcResult<()> {
     read(ncid, |ds, gid| {
         let memtype = if memtype == NC_NAT { ds.var(gid, varid)?.nctype } else { memtype };
+        if let Some(index) = one_index(ds, gid, varid, kind, startp, countp, ip, memtype)? {
+            let out = std::slice::from_raw_parts_mut(ip as *mut u8, elem_size(memtype));
+            if ds.get_one(gid, varid, &index, memtype, out)?.is_some() {
+                return Ok(());
+            }
+        }
         let s = slab(ds, gid, varid, kind, startp, countp, stridep, imapp, false)?;
         let n = s.mem_elems();
         if n == 0 {
@@ -141,6 +178,12 @@ pub(crate) unsafe fn put(
     write(ncid, |ds, gid| {
         let memtype = if memtype == NC_NAT { ds.var(gid, varid)?.nctype } else { memtype };
         ds.check_writable()?;
+        if let Some(index) = one_index(ds, gid, varid, kind, startp, countp, op, memtype)? {
+            let input = std::slice::from_raw_parts(op as *const u8, elem_size(memtype));
+            if ds.put_one(gid, varid, &index, memtype, input)?.is_some() {
+                return Ok(());
+            }
+        }
         let s = slab(ds, gid, varid, kind, startp, countp, stridep, imapp, true)?;
         let n = s.mem_elems();
         if n == 0 {
