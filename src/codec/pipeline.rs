@@ -201,12 +201,13 @@ impl Chain {
         }
     }
 
+    /// Encodes a chunk; the first codec reads the caller's bytes (no copy).
     pub fn encode(&self, data: &[u8]) -> CodecResult<Vec<u8>> {
-        let mut cur = data.to_vec();
+        let mut cur = std::borrow::Cow::Borrowed(data);
         for c in &self.codecs {
-            cur = c.encode(&cur)?;
+            cur = std::borrow::Cow::Owned(c.encode(&cur)?);
         }
-        Ok(cur)
+        Ok(cur.into_owned())
     }
 
     /// Decodes a chunk whose decoded size is not known (variable-length
@@ -215,11 +216,15 @@ impl Chain {
     /// an intermediate stage, [`stage_limit`] of it: a compressor under
     /// another makes incompressible data larger, found by fuzzing).
     pub fn decode_unsized(&self, data: &[u8], limit: usize) -> CodecResult<Vec<u8>> {
-        let mut cur = data.to_vec();
+        let mut cur = std::borrow::Cow::Borrowed(data);
         for (i, c) in self.codecs.iter().enumerate().rev() {
-            cur = decode_unknown(c.as_ref(), &cur, if i == 0 { limit } else { stage_limit(limit) })?;
+            cur = std::borrow::Cow::Owned(decode_unknown(
+                c.as_ref(),
+                &cur,
+                if i == 0 { limit } else { stage_limit(limit) },
+            )?);
         }
-        Ok(cur)
+        Ok(cur.into_owned())
     }
 
     /// Decodes a chunk whose decoded size is `decoded_len`. Each codec is
@@ -234,17 +239,17 @@ impl Chain {
             sizes.push(size);
             size = size.and_then(|n| c.encoded_len(n));
         }
-        let mut cur = data.to_vec();
+        let mut cur = std::borrow::Cow::Borrowed(data);
         for (c, n) in self.codecs.iter().zip(&sizes).rev() {
-            cur = match *n {
+            cur = std::borrow::Cow::Owned(match *n {
                 Some(n) => c.decode(&cur, n)?,
                 // past a codec whose output size varies (a compressor
                 // before a compressor, a shard index): as if unsized, within
                 // the chunk size limit
                 None => decode_unknown(c.as_ref(), &cur, crate::limits::limits().max_chunk_bytes as usize)?,
-            };
+            });
         }
-        Ok(cur)
+        Ok(cur.into_owned())
     }
 }
 

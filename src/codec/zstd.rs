@@ -7,6 +7,7 @@
 use super::registry::{self, Ctx, Decl, ParamError, Stage};
 use super::{Codec, CodecError, CodecResult};
 use serde_json::{json, Value};
+use std::cell::RefCell;
 use zstd::zstd_safe::CParameter;
 
 pub const DECL: Decl = Decl {
@@ -50,15 +51,29 @@ pub struct Zstd {
     pub checksum: bool,
 }
 
+thread_local! {
+    /// Each thread's compression and decompression contexts, kept from
+    /// chunk to chunk: a new context allocates (and faults in) its tables
+    /// for every chunk otherwise. Every parameter is set again before use.
+    static CCTX: RefCell<Option<zstd::bulk::Compressor<'static>>> = const { RefCell::new(None) };
+    static DCTX: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+}
+
 impl Codec for Zstd {
     fn encode(&self, data: &[u8]) -> CodecResult<Vec<u8>> {
         let fail = |e: std::io::Error| CodecError::BadConfig("zstd", e.to_string());
-        let mut c = zstd::bulk::Compressor::new(self.level).map_err(fail)?;
-        c.set_parameter(CParameter::ChecksumFlag(self.checksum)).map_err(fail)?;
-        // the frame header records the content size, which numcodecs' and
-        // netCDF-C's decoders use to size their output
-        c.include_contentsize(true).map_err(fail)?;
-        c.compress(data).map_err(fail)
+        CCTX.with_borrow_mut(|slot| {
+            let c = match slot {
+                Some(c) => c,
+                None => slot.insert(zstd::bulk::Compressor::new(self.level).map_err(fail)?),
+            };
+            c.set_parameter(CParameter::CompressionLevel(self.level)).map_err(fail)?;
+            c.set_parameter(CParameter::ChecksumFlag(self.checksum)).map_err(fail)?;
+            // the frame header records the content size, which numcodecs'
+            // and netCDF-C's decoders use to size their output
+            c.include_contentsize(true).map_err(fail)?;
+            c.compress(data).map_err(fail)
+        })
     }
 
     fn announced_len(&self, data: &[u8]) -> Option<usize> {
@@ -71,10 +86,56 @@ impl Codec for Zstd {
     fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
         // A frame never decodes to more than the chunk: anything else is corrupt.
         let mut out = super::out_buf(decoded_len)?;
-        let n = zstd::bulk::decompress_to_buffer(data, &mut out[..]).map_err(|_| CodecError::Corrupt("zstd"))?;
+        let n = DCTX.with_borrow_mut(|slot| {
+            let d = match slot {
+                Some(d) => d,
+                None => slot.insert(zstd::bulk::Decompressor::new().map_err(|_| CodecError::Corrupt("zstd"))?),
+            };
+            d.decompress_to_buffer(data, &mut out[..]).map_err(|_| CodecError::Corrupt("zstd"))
+        })?;
         if n != decoded_len {
             return Err(CodecError::Corrupt("zstd"));
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The frame header's descriptor (after the 4-byte magic): bit 2 is
+    /// the content checksum flag.
+    fn has_checksum(frame: &[u8]) -> bool {
+        frame[4] & 0b100 != 0
+    }
+
+    /// The thread's kept contexts take each codec's own parameters: a
+    /// frame with a checksum, then one without, then at another level, on
+    /// one thread, each as a fresh context makes it; and each decodes.
+    #[test]
+    fn kept_contexts_take_each_codecs_parameters() {
+        let data: Vec<u8> = (0..100_000u32).flat_map(|i| (i % 251).to_le_bytes()).collect();
+        let fresh = |level: i32, checksum: bool| {
+            let mut c = zstd::bulk::Compressor::new(level).unwrap();
+            c.set_parameter(CParameter::ChecksumFlag(checksum)).unwrap();
+            c.include_contentsize(true).unwrap();
+            c.compress(&data).unwrap()
+        };
+        for (level, checksum) in [(1, true), (1, false), (19, false), (3, true), (1, false)] {
+            let z = Zstd { level, checksum };
+            let frame = z.encode(&data).unwrap();
+            assert_eq!(has_checksum(&frame), checksum, "level {level}");
+            assert_eq!(frame, fresh(level, checksum), "level {level}, checksum {checksum}");
+            assert_eq!(z.announced_len(&frame), Some(data.len()));
+            assert_eq!(z.decode(&frame, data.len()).unwrap(), data);
+        }
+        let corrupt = Zstd { level: 1, checksum: true }.encode(&data).unwrap();
+        let mut bad = corrupt.clone();
+        let last = bad.len() - 1;
+        bad[last] ^= 0xff; // the checksum
+        assert!(Zstd { level: 1, checksum: true }.decode(&bad, data.len()).is_err());
+        // the kept decompression context still works after an error
+        assert_eq!(Zstd { level: 1, checksum: true }.decode(&corrupt, data.len()).unwrap(), data);
     }
 }
