@@ -151,6 +151,12 @@ impl Codec for Blosc {
     }
 
     fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
+        let mut out = Vec::new();
+        self.decode_into(data, decoded_len, &mut out)?;
+        Ok(out)
+    }
+
+    fn decode_into(&self, data: &[u8], decoded_len: usize, out: &mut Vec<u8>) -> CodecResult<()> {
         let corrupt = Err(CodecError::Corrupt("blosc"));
         let mut nbytes = 0usize;
         // SAFETY: c-blosc reads at most `data.len()` bytes to validate the
@@ -162,7 +168,7 @@ impl Codec for Blosc {
         {
             return corrupt;
         }
-        let mut out = super::out_buf(decoded_len)?;
+        super::sized_buf(out, decoded_len)?;
         // SAFETY: the header was validated against `data.len()` (so c-blosc
         // reads inside `data`), and it writes at most `decoded_len` bytes.
         let n = unsafe {
@@ -176,6 +182,6 @@ impl Codec for Blosc {
         if n < 0 || n as usize != decoded_len {
             return corrupt;
         }
-        Ok(out)
+        Ok(())
     }
 }

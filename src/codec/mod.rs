@@ -54,7 +54,18 @@ pub enum CodecError {
 
 /// A zeroed output buffer of `n` bytes, allocated fallibly.
 fn out_buf(n: usize) -> CodecResult<Vec<u8>> {
-    crate::limits::try_zeroed(n as u64, u64::MAX).map_err(|_| CodecError::NoMemory(n))
+    let mut out = Vec::new();
+    sized_buf(&mut out, n)?;
+    Ok(out)
+}
+
+/// `out` made `n` zero bytes, its allocation reused (a reader that decodes
+/// chunk after chunk into one buffer allocates and faults in nothing).
+fn sized_buf(out: &mut Vec<u8>, n: usize) -> CodecResult<()> {
+    out.clear();
+    crate::limits::try_reserve(out, n).map_err(|_| CodecError::NoMemory(n))?;
+    out.resize(n, 0);
+    Ok(())
 }
 
 pub type CodecResult<T> = Result<T, CodecError>;
@@ -64,6 +75,13 @@ pub trait Codec: Send + Sync + std::fmt::Debug {
     fn encode(&self, data: &[u8]) -> CodecResult<Vec<u8>>;
     /// `decoded_len`: the size the decoded data must have, when known.
     fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>>;
+    /// [`Codec::decode`] into `out`, reusing its allocation (what it held
+    /// is replaced). The codecs that decode to a known size in one step
+    /// override it.
+    fn decode_into(&self, data: &[u8], decoded_len: usize, out: &mut Vec<u8>) -> CodecResult<()> {
+        *out = self.decode(data, decoded_len)?;
+        Ok(())
+    }
     /// The size `encode` makes of `decoded_len` bytes, for the codecs that
     /// know it without compressing (a checksum, a dtype change); a chain
     /// uses it to tell each decoder the size its output must have.
@@ -145,6 +163,17 @@ mod tests {
                 assert!(enc.len() < data.len() / 2, "{cfg:?} compressed to {}", enc.len());
             }
             assert_eq!(ch.decode(&enc, data.len()).unwrap(), data, "{cfg:?}");
+            // into buffers that held something else (longer, then shorter),
+            // twice, so that the thread's spare buffer is reused too
+            for junk in [vec![0xAAu8; 3 * data.len()], vec![0x55u8; 10], vec![]] {
+                let mut out = junk;
+                ch.decode_into(&enc, data.len(), &mut out).unwrap();
+                assert_eq!(out, data, "{cfg:?} into a used buffer");
+            }
+            if !cfg.is_empty() {
+                let mut out = vec![1u8; 100];
+                assert!(ch.decode_into(&enc[..enc.len() / 2], data.len(), &mut out).is_err(), "{cfg:?} half");
+            }
         }
     }
 

@@ -11,7 +11,13 @@
 use super::registry::{self, Ctx, Decl};
 use super::{Codec, CodecError, CodecResult, DataType, Kind};
 use serde_json::Value;
+use std::cell::RefCell;
 use std::sync::Arc;
+
+thread_local! {
+    /// This thread's buffer for the stages between of a chain's decoding.
+    static SPARE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
 
 #[derive(Clone, Debug)]
 struct Entry {
@@ -233,23 +239,58 @@ impl Chain {
     /// dtype change); past a codec that does not know, the chunk's size is
     /// the best guess.
     pub fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
+        let mut out = Vec::new();
+        self.decode_into(data, decoded_len, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Chain::decode`] into `out`, reusing its allocation, and for a
+    /// chain of several codecs this thread's spare buffer for the stages
+    /// between (the stages alternate between the two, the last one ending
+    /// in `out`): a reader decoding chunk after chunk allocates nothing.
+    pub fn decode_into(&self, data: &[u8], decoded_len: usize, out: &mut Vec<u8>) -> CodecResult<()> {
         let mut sizes = Vec::with_capacity(self.codecs.len());
         let mut size = Some(decoded_len);
         for c in &self.codecs {
             sizes.push(size);
             size = size.and_then(|n| c.encoded_len(n));
         }
-        let mut cur = std::borrow::Cow::Borrowed(data);
-        for (c, n) in self.codecs.iter().zip(&sizes).rev() {
-            cur = std::borrow::Cow::Owned(match *n {
-                Some(n) => c.decode(&cur, n)?,
-                // past a codec whose output size varies (a compressor
-                // before a compressor, a shard index): as if unsized, within
-                // the chunk size limit
-                None => decode_unknown(c.as_ref(), &cur, crate::limits::limits().max_chunk_bytes as usize)?,
-            });
+        let one = |c: &dyn Codec, input: &[u8], n: Option<usize>, to: &mut Vec<u8>| match n {
+            Some(n) => c.decode_into(input, n, to),
+            // past a codec whose output size varies (a compressor before a
+            // compressor, a shard index): as if unsized, within the chunk
+            // size limit
+            None => {
+                *to = decode_unknown(c, input, crate::limits::limits().max_chunk_bytes as usize)?;
+                Ok(())
+            }
+        };
+        let k = self.codecs.len();
+        if k == 0 {
+            out.clear();
+            crate::limits::try_reserve(out, data.len()).map_err(|_| CodecError::NoMemory(data.len()))?;
+            out.extend_from_slice(data);
+            return Ok(());
         }
-        Ok(cur.into_owned())
+        // (taken, not borrowed: a codec may decode a nested chain, a shard's
+        // inner chunks, with a spare of its own)
+        let mut spare = SPARE.take();
+        let result = (|| {
+            for (step, (c, n)) in self.codecs.iter().zip(&sizes).rev().enumerate() {
+                // the stage that writes `out` is the one an even number of
+                // steps before the last
+                let to_out = (k - 1 - step).is_multiple_of(2);
+                match (step, to_out) {
+                    (0, true) => one(c.as_ref(), data, *n, out)?,
+                    (0, false) => one(c.as_ref(), data, *n, &mut spare)?,
+                    (_, true) => one(c.as_ref(), &spare, *n, out)?,
+                    (_, false) => one(c.as_ref(), out, *n, &mut spare)?,
+                }
+            }
+            Ok(())
+        })();
+        SPARE.set(spare);
+        result
     }
 }
 

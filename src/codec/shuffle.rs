@@ -80,21 +80,27 @@ fn shuffle_any(data: &[u8], out: &mut [u8], s: usize, n: usize, encode: bool) {
 }
 
 fn run(data: &[u8], s: usize, encode: bool) -> CodecResult<Vec<u8>> {
+    let mut out = Vec::new();
+    run_into(data, s, encode, &mut out)?;
+    Ok(out)
+}
+
+fn run_into(data: &[u8], s: usize, encode: bool, out: &mut Vec<u8>) -> CodecResult<()> {
     let n = data.len() / s.max(1);
-    let mut out = super::out_buf(data.len())?;
+    super::sized_buf(out, data.len())?;
     // a trailing partial element stays where it is
     out[s * n..].copy_from_slice(&data[s * n..]);
     match (s, encode) {
         (0 | 1, _) => out.copy_from_slice(data),
-        (2, true) => shuffle_n::<2>(data, &mut out, n),
-        (4, true) => shuffle_n::<4>(data, &mut out, n),
-        (8, true) => shuffle_n::<8>(data, &mut out, n),
-        (2, false) => unshuffle_n::<2>(data, &mut out, n),
-        (4, false) => unshuffle_n::<4>(data, &mut out, n),
-        (8, false) => unshuffle_n::<8>(data, &mut out, n),
-        _ => shuffle_any(data, &mut out, s, n, encode),
+        (2, true) => shuffle_n::<2>(data, out, n),
+        (4, true) => shuffle_n::<4>(data, out, n),
+        (8, true) => shuffle_n::<8>(data, out, n),
+        (2, false) => unshuffle_n::<2>(data, out, n),
+        (4, false) => unshuffle_n::<4>(data, out, n),
+        (8, false) => unshuffle_n::<8>(data, out, n),
+        _ => shuffle_any(data, out, s, n, encode),
     }
-    Ok(out)
+    Ok(())
 }
 
 impl Codec for Shuffle {
@@ -108,6 +114,10 @@ impl Codec for Shuffle {
 
     fn decode(&self, data: &[u8], _decoded_len: usize) -> CodecResult<Vec<u8>> {
         run(data, self.size, false)
+    }
+
+    fn decode_into(&self, data: &[u8], _decoded_len: usize, out: &mut Vec<u8>) -> CodecResult<()> {
+        run_into(data, self.size, false, out)
     }
 
     fn encoded_len(&self, decoded_len: usize) -> Option<usize> {

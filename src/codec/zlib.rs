@@ -135,19 +135,25 @@ impl Codec for Zlib {
     }
 
     fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
+        let mut out = Vec::new();
+        self.decode_into(data, decoded_len, &mut out)?;
+        Ok(out)
+    }
+
+    fn decode_into(&self, data: &[u8], decoded_len: usize, out: &mut Vec<u8>) -> CodecResult<()> {
         if decoded_len > u32::MAX as usize {
             return Err(CodecError::Corrupt("zlib"));
         }
-        let mut out = super::out_buf(decoded_len.max(1))?;
+        super::sized_buf(out, decoded_len.max(1))?;
         // 32 + 15: accept zlib or gzip framing, whatever the codec id says.
         // Output beyond `decoded_len` is an error (BufError), trailing input
         // after the end of the stream is ignored, as zlib's inflate does.
-        let (produced, rc) = decompress_slice(&mut out, data, InflateConfig { window_bits: 32 + 15 });
+        let (produced, rc) = decompress_slice(out, data, InflateConfig { window_bits: 32 + 15 });
         if rc != ReturnCode::Ok {
             return Err(CodecError::Corrupt("zlib"));
         }
         let n = produced.len();
         out.truncate(n);
-        Ok(out)
+        Ok(())
     }
 }

@@ -84,8 +84,14 @@ impl Codec for Zstd {
     }
 
     fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
+        let mut out = Vec::new();
+        self.decode_into(data, decoded_len, &mut out)?;
+        Ok(out)
+    }
+
+    fn decode_into(&self, data: &[u8], decoded_len: usize, out: &mut Vec<u8>) -> CodecResult<()> {
         // A frame never decodes to more than the chunk: anything else is corrupt.
-        let mut out = super::out_buf(decoded_len)?;
+        super::sized_buf(out, decoded_len)?;
         let n = DCTX.with_borrow_mut(|slot| {
             let d = match slot {
                 Some(d) => d,
@@ -96,7 +102,7 @@ impl Codec for Zstd {
         if n != decoded_len {
             return Err(CodecError::Corrupt("zstd"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 

@@ -36,6 +36,9 @@ thread_local! {
     /// A chunk buffer per worker thread, reused across chunks and calls so
     /// that bulk I/O allocates nothing per chunk (see [`with_chunk_buf`]).
     static CHUNK_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// A second one, that a chunk is decoded into from the first (then the
+    /// two trade places).
+    static DECODE_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Runs `f` with this thread's reusable chunk buffer, or with a new one
@@ -44,7 +47,11 @@ thread_local! {
 /// chunk's work on the same thread meanwhile (rayon's work stealing), while
 /// the first still holds the buffer.
 fn with_chunk_buf<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
-    CHUNK_BUF.with(|b| match b.try_borrow_mut() {
+    with_buf(&CHUNK_BUF, f)
+}
+
+fn with_buf<R>(key: &'static std::thread::LocalKey<RefCell<Vec<u8>>>, f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+    key.with(|b| match b.try_borrow_mut() {
         Ok(mut buf) => f(&mut buf),
         Err(_) => f(&mut Vec::new()),
     })
@@ -581,8 +588,14 @@ impl ChunkLayout {
         }
         self.check_codecs()?;
         self.check_chunk_size(key)?;
-        if self.chain.is_some() {
-            *bytes = self.uncompress(key, std::mem::take(bytes))?;
+        if let Some(c) = &self.chain {
+            // into the thread's second buffer, which then trades places
+            // with `bytes`: nothing allocated per chunk
+            with_buf(&DECODE_BUF, |out| -> NcResult<()> {
+                c.decode_into(bytes, self.chunk_bytes(), out).map_err(|e| codec_failure(key, e))?;
+                std::mem::swap(bytes, out);
+                Ok(())
+            })?;
         }
         if bytes.len() != self.celems * self.esize {
             return Err(NcError::with(
