@@ -235,6 +235,16 @@ impl Sharding {
 
     /// Decodes one inner chunk (its stored bytes) to its elements, C order,
     /// as stored (byte order).
+    /// An inner chunk's stored bytes as they are, when its codecs leave
+    /// them so (no codec after the bytes codec): `None` when they must be
+    /// decoded; an error when they are not one inner chunk long.
+    pub fn inner_as_stored<'a>(&self, data: &'a [u8]) -> Option<CodecResult<&'a [u8]>> {
+        if !self.codecs.is_empty() {
+            return None;
+        }
+        Some(if data.len() == self.inner_bytes() { Ok(data) } else { Err(CodecError::Corrupt(NAME)) })
+    }
+
     pub fn decode_inner(&self, data: &[u8]) -> CodecResult<Vec<u8>> {
         let len = self.inner_bytes();
         let chunk = self.codecs.decode(data, len)?;

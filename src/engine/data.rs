@@ -956,6 +956,27 @@ impl Dataset {
             return Ok(copy_out(&shard, &Runs::new(slab, &st.cstrides, parts)));
         }
         let inner = Grid::within(slab, parts, &lay.chunks);
+        let whole = inner.len().saturating_mul(2) >= sh.codec.count() && st.check_chunk_size(&key).is_ok();
+        // the whole shard goes into this thread's reused buffer
+        with_chunk_buf(|buf| self.read_shard_in(rd, parts, copy_out, emit_fill, &key, &inner, whole, buf))
+    }
+
+    /// [`Dataset::read_shard`] of shard `key` (not cached), whose `inner`
+    /// chunks the slab touches: `whole`, read into `buf`.
+    #[allow(clippy::too_many_arguments)]
+    fn read_shard_in(
+        &self,
+        rd: &ShardRead<'_>,
+        parts: &[Part],
+        copy_out: &(dyn Fn(&[u8], &Runs<'_>) -> bool + Sync),
+        emit_fill: &(dyn Fn(Run) -> bool + Sync),
+        key: &StoreKey,
+        inner: &Grid,
+        whole: bool,
+        buf: &mut Vec<u8>,
+    ) -> NcResult<bool> {
+        let (lay, sh, cache, slab) = (rd.lay, rd.sh, rd.cache, rd.slab);
+        let key = key.clone();
         let fill_runs = |runs: &Runs<'_>| {
             let mut r = false;
             runs.for_each(|run| r |= emit_fill(run));
@@ -963,10 +984,8 @@ impl Dataset {
         };
         let fill_all =
             || (0..inner.len()).fold(false, |a, j| a | fill_runs(&Runs::new(slab, &lay.cstrides, &inner.chunk(j))));
-        let whole = inner.len().saturating_mul(2) >= sh.codec.count() && st.check_chunk_size(&key).is_ok();
         let (bytes, index, cached) = if whole {
-            let mut buf = Vec::new();
-            if !self.store.get_into(&key, &mut buf)? {
+            if !self.store.get_into(&key, buf)? {
                 return Ok(fill_all());
             }
             let len = buf.len() as u64;
@@ -978,7 +997,7 @@ impl Dataset {
                 .codec
                 .decode_index(&buf[at.start as usize..at.end as usize], len)
                 .map_err(|e| codec_failure(&key, e))?;
-            (Some(buf), index, false)
+            (Some(&buf[..]), index, false)
         } else {
             match self.shard_index(sh, cache, &key)? {
                 Some((index, cached)) => (None, index, cached),
@@ -1002,6 +1021,14 @@ impl Dataset {
                     None => return Ok(fill_runs(&runs)),
                 },
             };
+            // Most of an inner chunk stored as it is, on a local store: read
+            // from the shard's bytes, not copied or kept (as for chunks).
+            let small = runs.elements() * PARTIAL_READ_FRACTION <= lay.celems as u64;
+            if !lay.swap && !small && !self.store.io_bound() {
+                if let Some(as_stored) = sh.codec.inner_as_stored(&stored) {
+                    return Ok(copy_out(as_stored.map_err(|e| codec_failure(&key, e))?, &runs));
+                }
+            }
             let mut chunk = sh.codec.decode_inner(&stored).map_err(|e| codec_failure(&key, e))?;
             if lay.swap {
                 swap_bytes(&mut chunk, lay.esize);
@@ -1240,6 +1267,12 @@ impl Dataset {
             let key = lay.chunk_key(&parts)?;
             let runs = Runs::new(slab, &lay.cstrides, &parts);
             let small = runs.elements() * PARTIAL_READ_FRACTION <= lay.celems as u64;
+            // Not kept: most of a chunk that is the stored bytes as they are,
+            // on a local store. Reading it again costs one read of the
+            // system's page cache; keeping it, a copy of it in memory (a
+            // whole-variable read that fits the cache spent a third of its
+            // time faulting in fresh pages for the copies).
+            let keep = keep && !(lay.raw() && !small && !self.store.io_bound());
             let r = if let Some(chunk) = cache.get(&key) {
                 copy_out(&chunk, &runs)
             } else if lay.raw()
