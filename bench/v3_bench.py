@@ -17,7 +17,12 @@ whole array), `random` (200 distinct chunk-aligned 32^3 boxes, i.e. inner
 chunks of the shards, in random order). Reads read the store zarr-python
 wrote, both libraries the same bytes.
 
-Internal: v3_bench.py --one LIB DRIVER CONFIG CASE OURLIB DIR N
+Each write run makes a store of its own (the first under the name the
+reads use): replacing the previous run's store would delete hundreds of
+files first, and ext4 then creates files slowly for a while (the kernel
+skips recently freed inodes), which made single write rows vary 4x.
+
+Internal: v3_bench.py --one LIB DRIVER CONFIG CASE OURLIB DIR N RUN
   -> RESULT <seconds> <bytes> <peak RSS KiB>"""
 import ctypes
 import os
@@ -50,7 +55,13 @@ def location(driver, d, name, s3):
 
 
 # ---- nczarr-rs through the netCDF C API --------------------------------------
-def ours(case, driver, config, lib, d, n, s3):
+def run_name(name, run):
+    """The store a write run makes: `name` for the first run, which the
+    reads then read."""
+    return name if run == 0 else f"{name}_r{run}"
+
+
+def ours(case, driver, config, lib, d, n, s3, run=0):
     lib = ctypes.CDLL(lib)
     rc = lambda r, what: None if r == 0 else sys.exit(f"{what}: {r} {lib.nczarr_rs_last_error()}")
     lib.nczarr_rs_last_error.restype = ctypes.c_char_p
@@ -58,7 +69,7 @@ def ours(case, driver, config, lib, d, n, s3):
     nc = ctypes.c_int()
     if case == "write":
         arr = data(n)
-        url = ("file://" if driver == "file" else "") + location(driver, d, f"ours_{config}", s3)
+        url = ("file://" if driver == "file" else "") + location(driver, d, run_name(f"ours_{config}", run), s3)
         t0 = time.perf_counter()
         rc(lib.nc_create(f"{url}#mode={mode}".encode(), NC_NETCDF4 | NC_CLOBBER, ctypes.byref(nc)), "create")
         dims = (ctypes.c_int * 3)()
@@ -110,13 +121,13 @@ def zstore(driver, d, name, s3):
     return zarr.storage.ObjectStore(st)
 
 
-def zarr_python(case, driver, config, d, n, s3):
+def zarr_python(case, driver, config, d, n, s3, run=0):
     import zarr
     import zarr.codecs as zc
     if case == "write":
         arr = data(n)
         t0 = time.perf_counter()
-        g = zarr.open_group(zstore(driver, d, f"zarr_{config}", s3), mode="w", zarr_format=3)
+        g = zarr.open_group(zstore(driver, d, run_name(f"zarr_{config}", run), s3), mode="w", zarr_format=3)
         a = g.create_array("v", shape=arr.shape, dtype="f4",
                               chunks=(CHUNK,) * 3, shards=(SHARD,) * 3 if "sharded" in config else None,
                               compressors=zc.ZstdCodec(level=1) if "zstd" in config else None,
@@ -150,12 +161,12 @@ def check(out, case, n):
 
 
 def one(argv):
-    lib_name, driver, config, case, ourlib, d, n = argv
-    n, s3 = int(n), os.environ.get("BENCH_S3_URL", "")
+    lib_name, driver, config, case, ourlib, d, n, run = argv
+    n, s3, run = int(n), os.environ.get("BENCH_S3_URL", ""), int(run)
     if lib_name == "nczarr-rs":
-        t, b = ours(case, driver, config, ourlib, d, n, s3)
+        t, b = ours(case, driver, config, ourlib, d, n, s3, run)
     else:
-        t, b = zarr_python(case, driver, config, d, n, s3)
+        t, b = zarr_python(case, driver, config, d, n, s3, run)
     print(f"RESULT {t:.6f} {b} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}")
 
 
@@ -173,8 +184,9 @@ def main():
             for case in ["write", "read", "random"]:
                 best = {}
                 for lib_name in ["zarr-python", "nczarr-rs"]:  # zarr-python writes what both read
-                    for _ in range(repeat):
-                        cmd = [sys.executable, __file__, "--one", lib_name, driver, config, case, ourlib, d, str(size)]
+                    for run in range(repeat):
+                        cmd = [sys.executable, __file__, "--one", lib_name, driver, config, case, ourlib, d, str(size),
+                               str(run)]
                         line = [x for x in subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
                                 .stdout.splitlines() if x.startswith("RESULT")][0]
                         t, b, rss = line.split()[1:]
