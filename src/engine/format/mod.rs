@@ -150,7 +150,7 @@ pub trait Format: Send + Sync + std::fmt::Debug {
     /// A short name (`zarr2`, ...).
     fn name(&self) -> &'static str;
     /// The root objects this format looks at to recognise a store and
-    /// starts reading it with (fetched for all formats at once, [`Root`]).
+    /// start reading it with (fetched for all formats at once, [`Root`]).
     fn root_objects(&self, opts: OpenOptions) -> Vec<(&'static str, Probe)>;
     /// Whether the store at hand is in this format (its root objects).
     fn claims(&self, store: &dyn Store, root: &Root) -> NcResult<bool>;
