@@ -55,7 +55,11 @@ fi
 #    ASan's shadow memory and quarantine make meaningless.
 rust_skip=(memory)
 
-asan_options="detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1"
+# allocator_may_return_null: an allocation that cannot be had returns
+# null, as the system allocator does, so that the library's fallible
+# allocations (limits::try_reserve and its users, tested with sizes of
+# 2^62 bytes) report NC_ENOMEM instead of ASan aborting the process.
+asan_options="detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1:allocator_may_return_null=1"
 # The cc crate instruments the C codecs (zlib, zstd, c-blosc, liblzma) for
 # ASan too, with gcc, against rustc's LLVM runtime. gcc's use-after-scope
 # marks do not fit that runtime: a function-local static table of zstd
