@@ -151,9 +151,7 @@ impl Codec for Blosc {
     }
 
     fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
-        let mut out = Vec::new();
-        self.decode_into(data, decoded_len, &mut out)?;
-        Ok(out)
+        super::decoded(|out| self.decode_into(data, decoded_len, out))
     }
 
     fn decode_into(&self, data: &[u8], decoded_len: usize, out: &mut Vec<u8>) -> CodecResult<()> {

@@ -59,6 +59,14 @@ fn out_buf(n: usize) -> CodecResult<Vec<u8>> {
     Ok(out)
 }
 
+/// What a `decode_into` writes, in a new buffer: the `decode` of the codecs
+/// that implement `decode_into`.
+fn decoded(decode_into: impl FnOnce(&mut Vec<u8>) -> CodecResult<()>) -> CodecResult<Vec<u8>> {
+    let mut out = Vec::new();
+    decode_into(&mut out)?;
+    Ok(out)
+}
+
 /// `out` made `n` zero bytes, its allocation reused (a reader that decodes
 /// chunk after chunk into one buffer allocates and faults in nothing).
 fn sized_buf(out: &mut Vec<u8>, n: usize) -> CodecResult<()> {

@@ -239,9 +239,7 @@ impl Chain {
     /// dtype change); past a codec that does not know, the chunk's size is
     /// the best guess.
     pub fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
-        let mut out = Vec::new();
-        self.decode_into(data, decoded_len, &mut out)?;
-        Ok(out)
+        super::decoded(|out| self.decode_into(data, decoded_len, out))
     }
 
     /// [`Chain::decode`] into `out`, reusing its allocation, and for a
@@ -267,9 +265,8 @@ impl Chain {
         };
         let k = self.codecs.len();
         if k == 0 {
-            out.clear();
-            crate::limits::try_reserve(out, data.len()).map_err(|_| CodecError::NoMemory(data.len()))?;
-            out.extend_from_slice(data);
+            super::sized_buf(out, data.len())?;
+            out.copy_from_slice(data);
             return Ok(());
         }
         // (taken, not borrowed: a codec may decode a nested chain, a shard's

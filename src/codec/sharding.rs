@@ -233,8 +233,6 @@ impl Sharding {
         Ok(ShardIndex { words })
     }
 
-    /// Decodes one inner chunk (its stored bytes) to its elements, C order,
-    /// as stored (byte order).
     /// An inner chunk's stored bytes as they are, when its codecs leave
     /// them so (no codec after the bytes codec): `None` when they must be
     /// decoded; an error when they are not one inner chunk long.
@@ -245,6 +243,8 @@ impl Sharding {
         Some(if data.len() == self.inner_bytes() { Ok(data) } else { Err(CodecError::Corrupt(NAME)) })
     }
 
+    /// Decodes one inner chunk (its stored bytes) to its elements, C order,
+    /// as stored (byte order).
     pub fn decode_inner(&self, data: &[u8]) -> CodecResult<Vec<u8>> {
         let len = self.inner_bytes();
         let chunk = self.codecs.decode(data, len)?;

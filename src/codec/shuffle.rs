@@ -80,9 +80,7 @@ fn shuffle_any(data: &[u8], out: &mut [u8], s: usize, n: usize, encode: bool) {
 }
 
 fn run(data: &[u8], s: usize, encode: bool) -> CodecResult<Vec<u8>> {
-    let mut out = Vec::new();
-    run_into(data, s, encode, &mut out)?;
-    Ok(out)
+    super::decoded(|out| run_into(data, s, encode, out))
 }
 
 fn run_into(data: &[u8], s: usize, encode: bool, out: &mut Vec<u8>) -> CodecResult<()> {

@@ -120,7 +120,13 @@ impl Codec for Zlib {
                 return Err(CodecError::BadConfig("zlib", format!("deflateInit2 {rc}")));
             }
             let bound = z::deflateBound(&mut s, data.len() as z::uLong) as usize + 32;
-            let mut out = vec![0u8; bound];
+            let mut out = match super::out_buf(bound) {
+                Ok(out) => out,
+                Err(e) => {
+                    z::deflateEnd(&mut s);
+                    return Err(e);
+                }
+            };
             s.next_out = out.as_mut_ptr();
             s.avail_out = out.len() as z::uInt;
             let rc = z::deflate(&mut s, z::Z_FINISH);
@@ -135,9 +141,7 @@ impl Codec for Zlib {
     }
 
     fn decode(&self, data: &[u8], decoded_len: usize) -> CodecResult<Vec<u8>> {
-        let mut out = Vec::new();
-        self.decode_into(data, decoded_len, &mut out)?;
-        Ok(out)
+        super::decoded(|out| self.decode_into(data, decoded_len, out))
     }
 
     fn decode_into(&self, data: &[u8], decoded_len: usize, out: &mut Vec<u8>) -> CodecResult<()> {

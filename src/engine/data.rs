@@ -414,6 +414,12 @@ impl ChunkLayout {
         self.chunk_keys.key(&self.key, &idx)
     }
 
+    /// Whether `runs` are a small part of a chunk (at most one in
+    /// [`PARTIAL_READ_FRACTION`] of its elements).
+    fn small_part(&self, runs: &Runs<'_>) -> bool {
+        runs.elements() * PARTIAL_READ_FRACTION <= self.celems as u64
+    }
+
     /// Bytes of a decoded chunk.
     fn chunk_bytes(&self) -> usize {
         self.celems * self.esize
@@ -976,7 +982,6 @@ impl Dataset {
         buf: &mut Vec<u8>,
     ) -> NcResult<bool> {
         let (lay, sh, cache, slab) = (rd.lay, rd.sh, rd.cache, rd.slab);
-        let key = key.clone();
         let fill_runs = |runs: &Runs<'_>| {
             let mut r = false;
             runs.for_each(|run| r |= emit_fill(run));
@@ -985,7 +990,7 @@ impl Dataset {
         let fill_all =
             || (0..inner.len()).fold(false, |a, j| a | fill_runs(&Runs::new(slab, &lay.cstrides, &inner.chunk(j))));
         let (bytes, index, cached) = if whole {
-            if !self.store.get_into(&key, buf)? {
+            if !self.store.get_into(key, buf)? {
                 return Ok(fill_all());
             }
             let len = buf.len() as u64;
@@ -996,10 +1001,10 @@ impl Dataset {
             let index = sh
                 .codec
                 .decode_index(&buf[at.start as usize..at.end as usize], len)
-                .map_err(|e| codec_failure(&key, e))?;
+                .map_err(|e| codec_failure(key, e))?;
             (Some(&buf[..]), index, false)
         } else {
-            match self.shard_index(sh, cache, &key)? {
+            match self.shard_index(sh, cache, key)? {
                 Some((index, cached)) => (None, index, cached),
                 None => return Ok(fill_all()),
             }
@@ -1008,7 +1013,7 @@ impl Dataset {
             let parts = inner.chunk(j);
             let runs = Runs::new(slab, &lay.cstrides, &parts);
             let n = sh.codec.linear(parts.iter().zip(&sh.ratio).map(|(p, r)| (p.chunk % r) as usize));
-            let ikey = inner_chunk_key(&key, n)?;
+            let ikey = inner_chunk_key(key, n)?;
             if let Some(c) = cache.get(&ikey) {
                 return Ok(copy_out(&c, &runs));
             }
@@ -1016,20 +1021,20 @@ impl Dataset {
             let stored = match &bytes {
                 // the index was checked against the shard's length
                 Some(b) => Cow::Borrowed(&b[off as usize..(off + len) as usize]),
-                None => match self.store.get_range(&key, off, len).map_err(|e| shard_read_failure(&key, e))? {
+                None => match self.store.get_range(key, off, len).map_err(|e| shard_read_failure(key, e))? {
                     Some(b) => Cow::Owned(b),
                     None => return Ok(fill_runs(&runs)),
                 },
             };
             // Most of an inner chunk stored as it is, on a local store: read
             // from the shard's bytes, not copied or kept (as for chunks).
-            let small = runs.elements() * PARTIAL_READ_FRACTION <= lay.celems as u64;
+            let small = lay.small_part(&runs);
             if !lay.swap && !small && !self.store.io_bound() {
                 if let Some(as_stored) = sh.codec.inner_as_stored(&stored) {
-                    return Ok(copy_out(as_stored.map_err(|e| codec_failure(&key, e))?, &runs));
+                    return Ok(copy_out(as_stored.map_err(|e| codec_failure(key, e))?, &runs));
                 }
             }
-            let mut chunk = sh.codec.decode_inner(&stored).map_err(|e| codec_failure(&key, e))?;
+            let mut chunk = sh.codec.decode_inner(&stored).map_err(|e| codec_failure(key, e))?;
             if lay.swap {
                 swap_bytes(&mut chunk, lay.esize);
             }
@@ -1045,9 +1050,9 @@ impl Dataset {
             // moved. Forget what is cached of the shard and read it again,
             // once; an error then is the shard's own.
             Err(e) if cached && matches!(e.code(), NC_EFILTER | NC_ENCZARR) => {
-                cache.remove(&shard_index_key(&key)?);
+                cache.remove(&shard_index_key(key)?);
                 for n in 0..sh.codec.count() {
-                    cache.remove(&inner_chunk_key(&key, n)?);
+                    cache.remove(&inner_chunk_key(key, n)?);
                 }
                 self.read_shard(rd, parts, copy_out, emit_fill)
             }
@@ -1139,10 +1144,7 @@ impl Dataset {
         let es = lay.esize;
         let got = cache
             .read(&key, |chunk| chunk.get(at * es..(at + 1) * es).map(|src| convert(lay.ftype, src, memtype, out, 1)));
-        match got.flatten() {
-            Some(range) => range_result(range).map(Some),
-            None => Ok(None),
-        }
+        got.flatten().map(range_result).transpose()
     }
 
     /// `nc_put_var1` of a number into a chunk the cache already holds
@@ -1171,10 +1173,7 @@ impl Dataset {
         let put = v.cache.update_dirty(&key, &mark, |chunk| {
             chunk.get_mut(at * es..(at + 1) * es).map(|dst| convert(memtype, input, lay.ftype, dst, 1))
         });
-        match put.flatten() {
-            Some(range) => range_result(range).map(Some),
-            None => Ok(None),
-        }
+        put.flatten().map(range_result).transpose()
     }
 
     /// Reads a slab into the caller's memory. Returns `NC_ERANGE` (after
@@ -1266,7 +1265,7 @@ impl Dataset {
             let parts = grid.chunk(i);
             let key = lay.chunk_key(&parts)?;
             let runs = Runs::new(slab, &lay.cstrides, &parts);
-            let small = runs.elements() * PARTIAL_READ_FRACTION <= lay.celems as u64;
+            let small = lay.small_part(&runs);
             // Not kept: most of a chunk that is the stored bytes as they are,
             // on a local store. Reading it again costs one read of the
             // system's page cache; keeping it, a copy of it in memory (a

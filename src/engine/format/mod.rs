@@ -137,12 +137,17 @@ impl Root {
 
 /// The metadata objects at `keys` (`None`: absent), all requested at once
 /// on the network pool (a network store's reader, one round trip for many
-/// objects).
-pub(crate) fn fetch_all(store: &dyn Store, keys: &[StoreKey]) -> NcResult<Vec<Option<Vec<u8>>>> {
+/// objects), into a reader's `fetched` objects.
+pub(crate) fn prefetch_into(
+    store: &dyn Store,
+    keys: &[StoreKey],
+    fetched: &mut HashMap<StoreKey, Option<Vec<u8>>>,
+) -> NcResult<()> {
     let max = crate::limits::limits().max_metadata_bytes;
     let got: Result<Vec<_>, MapError> =
         super::data::IO_POOL.get().install(|| keys.par_iter().map(|k| store.get_max(k, max)).collect());
-    Ok(got?)
+    fetched.extend(keys.iter().cloned().zip(got?));
+    Ok(())
 }
 
 /// One on-disk format.

@@ -209,10 +209,7 @@ impl Reader {
 
     /// Fetches `keys` concurrently (a network store), for [`Reader::get`].
     fn prefetch(&mut self, keys: &[StoreKey]) -> NcResult<()> {
-        for (k, v) in keys.iter().zip(super::fetch_all(self.store.as_ref(), keys)?) {
-            self.prefetched.insert(k.clone(), v);
-        }
-        Ok(())
+        super::prefetch_into(self.store.as_ref(), keys, &mut self.prefetched)
     }
 
     fn get_object(&mut self, key: &StoreKey) -> NcResult<Option<Map<String, Value>>> {

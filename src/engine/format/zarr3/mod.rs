@@ -156,9 +156,7 @@ impl Reader {
         }
         let keys = names.map(|n| gkey.child(n)?.child(NODE)).collect::<Result<Vec<_>, _>>()?;
         if keys.len() > 1 {
-            for (k, v) in keys.iter().zip(super::fetch_all(self.store.as_ref(), &keys)?) {
-                self.prefetched.insert(k.clone(), v);
-            }
+            super::prefetch_into(self.store.as_ref(), &keys, &mut self.prefetched)?;
         }
         Ok(())
     }
