@@ -15,8 +15,12 @@
 //! The file system is treated as an adversary (docs/RELIABILITY.md):
 //! * Temporary files are created `O_CREAT|O_EXCL|O_NOFOLLOW`, so a planted
 //!   file or symlink under a temporary name is never written through.
-//! * Writes never follow a symbolic link inside the store: a directory on
-//!   the way to an object that is a symlink refuses the write
+//! * Writes never follow a symbolic link inside the store: the object's
+//!   directory is opened relative to the root with `openat2`
+//!   (`RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`; one `O_NOFOLLOW` step per
+//!   directory where the kernel has no `openat2`), and the temporary file is
+//!   created and renamed relative to that descriptor, so no symlink swapped
+//!   in meanwhile can redirect it. A symlink on the way refuses the write
 //!   ([`MapError::Symlink`]); an object that is a symlink is replaced by the
 //!   rename, its target untouched. Reads follow symlinks (stores may share
 //!   chunks that way); listings do not descend into symlinked directories.
@@ -30,11 +34,16 @@
 //!   is next opened for writing.
 //!
 //! Several writers, in this process or others, may share a store: every
-//! write of an object holds that object's lock (an open-file-description
-//! record lock on one byte of `.nczarr-rs.lock` at the store's root, plus a
-//! mutex for the threads of this handle), so a conditional write
-//! ([`ConditionalStore::put_if`]: compare the file's identity, then
-//! replace it) is atomic with respect to every other writer's. The lock
+//! write that replaces or removes an object holds that object's lock (an
+//! open-file-description record lock on one byte of `.nczarr-rs.lock` at
+//! the store's root, plus a mutex for the threads of this handle), so a
+//! conditional write ([`ConditionalStore::put_if`]: compare the file's
+//! identity, then replace it) is atomic with respect to every other
+//! writer's. A write that makes a new object takes no lock: its rename is
+//! `RENAME_NOREPLACE`, which fails if the name is taken (then the write
+//! replaces it under the lock), so it cannot undo another writer's object,
+//! and a conditional write of an object it found absent uses the same
+//! rename. Creating a dataset's objects thus costs no lock at all. The lock
 //! file is created `O_NOFOLLOW`, must be a regular file, and is invisible
 //! to listings. It exists only while writers use it: each handle that
 //! opened it holds a shared lock on its byte [`IN_USE`]; the last one to
@@ -49,12 +58,14 @@ use super::{
     Version, WritableStore,
 };
 use std::collections::HashSet;
+use std::ffi::{CStr, CString};
 use std::fs;
 use std::io::{self, ErrorKind, Read, Write};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock};
 
 /// Prefix of the temporary files used for atomic writes.
 const TMP_PREFIX: &str = ".nczarr-rs-tmp.";
@@ -270,6 +281,167 @@ fn names(path: &Path, f: &fs::File) -> io::Result<bool> {
     }
 }
 
+/// `name` as a C string (store keys hold no NUL; refused if one did).
+fn c_name(name: &str, key: &StoreKey) -> MapResult<CString> {
+    CString::new(name).map_err(|_| MapError::InvalidKey { key: key.to_string(), why: "contains NUL" })
+}
+
+/// `openat2(dir, rel, flags)` resolving `rel` beneath `dir` through no
+/// symlink at all (`RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`, Linux 5.6).
+fn openat2_beneath(dir: BorrowedFd<'_>, rel: &CStr, flags: libc::c_int) -> io::Result<OwnedFd> {
+    // SAFETY: open_how is plain data; zeroed is its documented default.
+    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+    how.flags = flags as u64;
+    how.resolve = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS;
+    loop {
+        // SAFETY: openat2 with an open directory descriptor, a NUL-terminated
+        // path and an open_how of the size passed.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_openat2,
+                dir.as_raw_fd(),
+                rel.as_ptr(),
+                &how as *const libc::open_how,
+                std::mem::size_of::<libc::open_how>(),
+            )
+        };
+        if r >= 0 {
+            // SAFETY: a descriptor just returned by openat2, owned by nothing else.
+            return Ok(unsafe { OwnedFd::from_raw_fd(r as RawFd) });
+        }
+        let e = io::Error::last_os_error();
+        if !matches!(e.raw_os_error(), Some(libc::EINTR | libc::EAGAIN)) {
+            return Err(e);
+        }
+    }
+}
+
+/// Opens (`O_PATH`) the directory `dirs` below `root` (at `root_path`) one
+/// level at a time, creating what is missing, following no symlink (each
+/// step is `O_NOFOLLOW` relative to the last): a symlink on the way is
+/// [`MapError::Symlink`], anything else but a directory a conflict of `key`.
+fn walk_dirs(root: BorrowedFd<'_>, root_path: &Path, dirs: &[&str], key: &StoreKey) -> MapResult<OwnedFd> {
+    let mut fd = root.try_clone_to_owned().map_err(|e| io_err(root_path, e))?;
+    let mut path = root_path.to_path_buf();
+    for seg in dirs {
+        path.push(seg);
+        let name = c_name(seg, key)?;
+        let mut created = false;
+        fd = loop {
+            // SAFETY: openat on an open directory descriptor with a NUL-terminated name.
+            let r = unsafe {
+                libc::openat(
+                    fd.as_raw_fd(),
+                    name.as_ptr(),
+                    libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                )
+            };
+            if r >= 0 {
+                // SAFETY: a descriptor just returned by openat, owned by nothing else.
+                break unsafe { OwnedFd::from_raw_fd(r) };
+            }
+            let e = io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::ENOENT) if !created => {
+                    created = true;
+                    // SAFETY: mkdirat on an open directory descriptor with a NUL-terminated name.
+                    if unsafe { libc::mkdirat(fd.as_raw_fd(), name.as_ptr(), 0o777) } != 0 {
+                        let e = io::Error::last_os_error();
+                        if e.kind() != ErrorKind::AlreadyExists {
+                            return Err(io_err(&path, e));
+                        }
+                    }
+                }
+                // O_PATH|O_NOFOLLOW|O_DIRECTORY: a symlink or a file
+                Some(libc::ENOTDIR | libc::ELOOP) => {
+                    return Err(match fs::symlink_metadata(&path) {
+                        Ok(m) if m.file_type().is_symlink() => MapError::Symlink(path.display().to_string()),
+                        _ => MapError::KeyConflict(key.to_string()),
+                    })
+                }
+                _ => return Err(io_err(&path, e)),
+            }
+        };
+    }
+    Ok(fd)
+}
+
+/// Writes the concatenation of `parts` with gathering writes.
+fn write_parts(f: &mut fs::File, parts: &[&[u8]]) -> io::Result<()> {
+    let mut slices: Vec<io::IoSlice> = parts.iter().filter(|p| !p.is_empty()).map(|p| io::IoSlice::new(p)).collect();
+    let mut rest = &mut slices[..];
+    while !rest.is_empty() {
+        // at most IOV_MAX (1024) slices per call
+        let n = rest.len().min(1024);
+        let written = f.write_vectored(&rest[..n])?;
+        if written == 0 {
+            return Err(io::Error::new(ErrorKind::WriteZero, "short write"));
+        }
+        io::IoSlice::advance_slices(&mut rest, written);
+    }
+    Ok(())
+}
+
+/// An object's new content in a temporary file of its directory, not yet
+/// renamed over the object; dropped before that, the file is removed.
+struct Staged {
+    dir: OwnedFd,
+    tmp: CString,
+    name: CString,
+    /// The object's path (for errors and durability).
+    path: PathBuf,
+    done: bool,
+}
+
+impl Staged {
+    fn rename(&self, flags: libc::c_uint) -> io::Result<()> {
+        let d = self.dir.as_raw_fd();
+        // SAFETY: renameat2 within one open directory, NUL-terminated names.
+        match unsafe { libc::renameat2(d, self.tmp.as_ptr(), d, self.name.as_ptr(), flags) } {
+            0 => Ok(()),
+            _ => Err(io::Error::last_os_error()),
+        }
+    }
+
+    /// Renames the file to the object's name if that name is free:
+    /// `Ok(false)` if an object (or anything) is there, or the file system
+    /// cannot tell (no `RENAME_NOREPLACE`: NFS, some FUSE).
+    fn create(&mut self) -> MapResult<bool> {
+        match self.rename(libc::RENAME_NOREPLACE) {
+            Ok(()) => {
+                self.done = true;
+                Ok(true)
+            }
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EEXIST | libc::EINVAL | libc::ENOSYS)) => Ok(false),
+            Err(e) => Err(io_err(&self.path, e)),
+        }
+    }
+
+    /// Renames the file over the object (a symlink there is replaced, not
+    /// followed); a directory there is a violation of the tree rule.
+    fn replace(&mut self, key: &StoreKey) -> MapResult<()> {
+        match self.rename(0) {
+            Ok(()) => {
+                self.done = true;
+                Ok(())
+            }
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EISDIR | libc::ENOTEMPTY | libc::EEXIST)) => {
+                Err(MapError::KeyConflict(key.to_string()))
+            }
+            Err(e) => Err(io_err(&self.path, e)),
+        }
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.done {
+            // SAFETY: unlinkat within an open directory, a NUL-terminated name.
+            unsafe { libc::unlinkat(self.dir.as_raw_fd(), self.tmp.as_ptr(), 0) };
+        }
+    }
+}
+
 /// One held byte of the lock file (and the in-process mutex that goes with
 /// it: record locks of one open file description do not exclude each other).
 struct RangeGuard<'a> {
@@ -387,8 +559,14 @@ pub struct FileStore {
     root: PathBuf,
     location: String,
     writable: bool,
-    /// Directories that received renames since the last flush (to `fsync`).
+    /// Directories that received renames since the last flush (to `fsync`
+    /// them, `NCZARR_RS_FSYNC=always`).
     renamed_into: Mutex<HashSet<PathBuf>>,
+    /// Whether anything was renamed since the last flush (the default
+    /// durability: one `syncfs`).
+    renamed_any: AtomicBool,
+    /// The root, opened for writes ([`FileStore::root_fd`]).
+    root_fd: OnceLock<OwnedFd>,
     locks: Locks,
 }
 
@@ -440,6 +618,8 @@ impl FileStore {
             root,
             writable,
             renamed_into: Mutex::default(),
+            renamed_any: AtomicBool::new(false),
+            root_fd: OnceLock::new(),
             locks: Locks::new(),
         }
     }
@@ -494,17 +674,6 @@ impl FileStore {
         Ok(RangeGuard { _mutex: guard, file, at, slot: 0 })
     }
 
-    /// Before a write of `key`: the checks, its parent directories, its lock.
-    fn begin_write(&self, key: &StoreKey) -> MapResult<(PathBuf, RangeGuard<'_>)> {
-        self.check_writable()?;
-        if key.is_root() {
-            return Err(MapError::KeyConflict(key.to_string()));
-        }
-        let path = self.path_of(key);
-        self.make_parents(key)?;
-        Ok((path, self.lock_object(key)?))
-    }
-
     /// The lock of one object: every write of `key` holds it.
     fn lock_object(&self, key: &StoreKey) -> MapResult<RangeGuard<'_>> {
         let slot = slot_of(key);
@@ -545,86 +714,128 @@ impl FileStore {
         p
     }
 
-    /// Creates the parent directories of `key` below the root; a file in
-    /// the way is a violation of the tree rule, a symlink is refused (a
-    /// write must not leave the store).
-    fn make_parents(&self, key: &StoreKey) -> MapResult<()> {
+    /// The root directory, opened once (`O_PATH`) for the writes of this
+    /// handle: objects are created and renamed relative to it, so no path
+    /// is walked above it again. A root deleted meanwhile (another writer's
+    /// clobber) makes writes fail rather than land in its replacement.
+    fn root_fd(&self) -> MapResult<BorrowedFd<'_>> {
+        if let Some(fd) = self.root_fd.get() {
+            return Ok(fd.as_fd());
+        }
+        let fd = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC)
+            .open(&self.root)
+            .map_err(|e| io_err(&self.root, e))?;
+        let _ = self.root_fd.set(fd.into());
+        Ok(self.root_fd.get().expect("set above or by another thread").as_fd())
+    }
+
+    /// The directory of `key`, opened (`O_PATH`) without following any
+    /// symlink below the root, and created if missing: a symlink on the way
+    /// is [`MapError::Symlink`] (a write must not leave the store), a file
+    /// in the way a violation of the tree rule. One `openat2` resolves the
+    /// whole path beneath the root; where the kernel has none (before 5.6,
+    /// or a seccomp filter), the directories are opened one by one.
+    fn object_dir(&self, key: &StoreKey) -> MapResult<OwnedFd> {
         let segs: Vec<&str> = key.segments().collect();
-        let mut dir = self.root.clone();
-        for seg in &segs[..segs.len().saturating_sub(1)] {
-            dir.push(seg);
-            let mut created = false;
-            loop {
-                match fs::symlink_metadata(&dir) {
-                    Ok(m) if m.is_dir() => break,
-                    Ok(m) if m.file_type().is_symlink() => return Err(MapError::Symlink(dir.display().to_string())),
-                    Ok(_) => return Err(MapError::KeyConflict(key.to_string())),
-                    Err(e) if e.kind() == ErrorKind::NotFound && !created => {
-                        created = true;
-                        match fs::create_dir(&dir) {
-                            Ok(()) => break,
-                            Err(e) if e.kind() == ErrorKind::AlreadyExists => continue, // raced: look again
-                            Err(e) => return Err(io_err(&dir, e)),
-                        }
-                    }
-                    Err(e) if e.kind() == ErrorKind::NotADirectory => {
-                        return Err(MapError::KeyConflict(key.to_string()))
-                    }
-                    Err(e) => return Err(io_err(&dir, e)),
+        let dirs = &segs[..segs.len().saturating_sub(1)];
+        let root = self.root_fd()?;
+        if dirs.is_empty() {
+            return root.try_clone_to_owned().map_err(|e| io_err(&self.root, e));
+        }
+        let rel = c_name(&dirs.join("/"), key)?;
+        match openat2_beneath(root, &rel, libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC) {
+            Ok(fd) => return Ok(fd),
+            // missing (created below), no openat2 here, or a symlink or a
+            // file on the way (the walk names which)
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(
+                        libc::ENOENT
+                            | libc::ELOOP
+                            | libc::ENOTDIR
+                            | libc::ENOSYS
+                            | libc::EPERM
+                            | libc::EINVAL
+                            | libc::E2BIG
+                    )
+                ) => {}
+            Err(e) => return Err(io_err(&self.root.join(dirs.join("/")), e)),
+        }
+        walk_dirs(root, &self.root, dirs, key)
+    }
+
+    /// Writes the new content of `key` into a fresh temporary file in the
+    /// object's directory (`fill` writes it), ready to replace the object.
+    fn stage(&self, key: &StoreKey, fill: impl FnOnce(&mut fs::File) -> io::Result<()>) -> MapResult<Staged> {
+        self.check_writable()?;
+        let Some(name) = key.segments().last() else { return Err(MapError::KeyConflict(key.to_string())) };
+        let path = self.path_of(key);
+        let dir = self.object_dir(key)?;
+        let name = c_name(name, key)?;
+        let pid = std::process::id();
+        let mut last = None;
+        for _ in 0..64 {
+            let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+            let tmp = c_name(&format!("{TMP_PREFIX}{pid}.{n}"), key)?;
+            // SAFETY: openat on an open directory descriptor with a NUL-terminated name.
+            let r = unsafe {
+                libc::openat(
+                    dir.as_raw_fd(),
+                    tmp.as_ptr(),
+                    libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                    0o666 as libc::c_uint,
+                )
+            };
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == ErrorKind::AlreadyExists {
+                    last = Some(e);
+                    continue;
                 }
+                return Err(io_err(&path, e));
+            }
+            // SAFETY: a descriptor just returned by openat, owned by nothing else.
+            let mut f = fs::File::from(unsafe { OwnedFd::from_raw_fd(r) });
+            let staged = Staged { dir, tmp, name, path, done: false };
+            let written = fill(&mut f).and_then(|()| match *DURABILITY == Durability::EveryObject {
+                true => f.sync_data(),
+                false => Ok(()),
+            });
+            return match written {
+                Ok(()) => Ok(staged),
+                Err(e) => Err(io_err(&staged.path, e)), // the temporary file goes with `staged`
+            };
+        }
+        Err(io_err(&path, last.unwrap_or_else(|| io::Error::other("no free temporary file name"))))
+    }
+
+    /// Makes `staged` the object: a new object is created without any lock
+    /// (`RENAME_NOREPLACE`: it cannot replace another writer's); an existing
+    /// one is replaced under the object's lock, and the write counted.
+    fn commit(&self, key: &StoreKey, mut staged: Staged) -> MapResult<()> {
+        if staged.create()? {
+            self.renamed(&staged);
+            return Ok(());
+        }
+        let lock = self.lock_object(key)?;
+        staged.replace(key)?;
+        self.renamed(&staged);
+        self.wrote(lock)
+    }
+
+    /// Notes a rename into `staged`'s directory for [`Store::flush`].
+    fn renamed(&self, staged: &Staged) {
+        match *DURABILITY {
+            Durability::Off => {}
+            Durability::AtSync => self.renamed_any.store(true, Ordering::Relaxed),
+            Durability::EveryObject => {
+                let dir = staged.path.parent().expect("object paths are below the root");
+                self.renamed_into.lock().unwrap_or_else(|p| p.into_inner()).insert(dir.to_path_buf());
             }
         }
-        Ok(())
-    }
-
-    /// Writes `bytes` to `path` atomically (temporary file + rename).
-    fn write_atomic(&self, key: &StoreKey, path: &Path, bytes: &[u8]) -> MapResult<()> {
-        self.write_atomic_parts(key, path, &[bytes])
-    }
-
-    /// Writes the concatenation of `parts` atomically, with gathering writes.
-    fn write_atomic_parts(&self, key: &StoreKey, path: &Path, parts: &[&[u8]]) -> MapResult<()> {
-        self.write_with(key, path, |f| {
-            let mut slices: Vec<io::IoSlice> =
-                parts.iter().filter(|p| !p.is_empty()).map(|p| io::IoSlice::new(p)).collect();
-            let mut rest = &mut slices[..];
-            while !rest.is_empty() {
-                // at most IOV_MAX (1024) slices per call
-                let n = rest.len().min(1024);
-                let written = f.write_vectored(&rest[..n])?;
-                if written == 0 {
-                    return Err(io::Error::new(ErrorKind::WriteZero, "short write"));
-                }
-                io::IoSlice::advance_slices(&mut rest, written);
-            }
-            Ok(())
-        })
-    }
-
-    /// Writes an object atomically: `fill` writes the new content into a
-    /// fresh temporary file in the object's directory, which then replaces
-    /// the object (a symlink at `path` is replaced, not followed).
-    fn write_with(
-        &self,
-        key: &StoreKey,
-        path: &Path,
-        fill: impl FnOnce(&mut fs::File) -> io::Result<()>,
-    ) -> MapResult<()> {
-        if fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
-            return Err(MapError::KeyConflict(key.to_string()));
-        }
-        let dir = path.parent().expect("object paths are below the root");
-        let (tmp, mut f) = create_temp(dir, TMP_PREFIX).map_err(|e| io_err(dir, e))?;
-        if let Err(e) = fill(&mut f) {
-            drop(f);
-            let _ = fs::remove_file(&tmp);
-            return Err(io_err(path, e));
-        }
-        commit_temp(f, &tmp, path, *DURABILITY == Durability::EveryObject).map_err(|e| io_err(path, e))?;
-        if *DURABILITY != Durability::Off {
-            self.renamed_into.lock().unwrap_or_else(|p| p.into_inner()).insert(dir.to_path_buf());
-        }
-        Ok(())
     }
 
     /// Removes empty directories from `dir` up to (not including) the root.
@@ -764,34 +975,48 @@ impl ReadableStore for FileStore {
 
 impl WritableStore for FileStore {
     fn set(&self, key: &StoreKey, value: &[u8]) -> MapResult<()> {
-        let (path, lock) = self.begin_write(key)?;
-        self.write_atomic(key, &path, value)?;
-        self.wrote(lock)
+        self.set_vectored(key, &[value])
     }
 
     fn set_vectored(&self, key: &StoreKey, parts: &[&[u8]]) -> MapResult<()> {
-        let (path, lock) = self.begin_write(key)?;
-        self.write_atomic_parts(key, &path, parts)?;
-        self.wrote(lock)
+        let staged = self.stage(key, |f| write_parts(f, parts))?;
+        self.commit(key, staged)
     }
 
     fn set_range(&self, key: &StoreKey, offset: u64, value: &[u8]) -> MapResult<()> {
         let end = ranged_write_end(key, offset, value.len())?;
-        let (path, lock) = self.begin_write(key)?;
-        let old = open_regular(&path)?;
-        // The old content is copied file to file, the object extended with
-        // set_len (a hole, not written zeros), then the range written: memory
-        // stays bounded and a far offset makes a sparse file.
-        self.write_with(key, &path, |f| {
-            if let Some((mut old, _)) = old {
-                io::copy(&mut old, f)?;
+        self.check_writable()?;
+        let lock = self.lock_object(key)?;
+        let path = self.path_of(key);
+        loop {
+            let old = open_regular(&path)?;
+            let was = old.is_some();
+            // The old content is copied file to file, the object extended
+            // with set_len (a hole, not written zeros), then the range
+            // written: memory stays bounded and a far offset makes a sparse file.
+            let mut staged = self.stage(key, |f| {
+                if let Some((mut old, _)) = old {
+                    io::copy(&mut old, f)?;
+                }
+                if f.metadata()?.len() < end as u64 {
+                    f.set_len(end as u64)?;
+                }
+                f.write_all_at(value, offset)
+            })?;
+            // Read, modify, write: an object made meanwhile (a new one takes
+            // no lock) is read again, not overwritten.
+            if was {
+                staged.replace(key)?;
+            } else if !staged.create()? {
+                if open_regular(&path)?.is_none() {
+                    staged.replace(key)?; // no RENAME_NOREPLACE here, still absent under the lock
+                } else {
+                    continue;
+                }
             }
-            if f.metadata()?.len() < end as u64 {
-                f.set_len(end as u64)?;
-            }
-            f.write_all_at(value, offset)
-        })?;
-        self.wrote(lock)
+            self.renamed(&staged);
+            return self.wrote(lock);
+        }
     }
 
     fn erase(&self, key: &StoreKey) -> MapResult<()> {
@@ -877,20 +1102,32 @@ impl ConditionalStore for FileStore {
     }
 
     fn put_if(&self, key: &StoreKey, value: &[u8], expected: Option<&Version>) -> MapResult<Version> {
-        let (path, lock) = self.begin_write(key)?;
-        let count = lock.count().map_err(|e| io_err(&path, e))?;
-        let current = match fs::metadata(&path) {
+        let mut staged = self.stage(key, |f| write_parts(f, &[value]))?;
+        let path = &staged.path.clone();
+        let lock = self.lock_object(key)?;
+        let count = lock.count().map_err(|e| io_err(path, e))?;
+        let current = match fs::metadata(path) {
             Ok(m) if m.is_dir() => return Err(MapError::KeyConflict(key.to_string())),
             Ok(m) => Some(version_of(count, &m)),
             Err(e) if is_absent(&e) => None,
-            Err(e) => return Err(io_err(&path, e)),
+            Err(e) => return Err(io_err(path, e)),
         };
         if current.as_ref() != expected {
             return Err(MapError::Conflict(key.to_string()));
         }
-        self.write_atomic(key, &path, value)?;
-        let m = fs::metadata(&path).map_err(|e| io_err(&path, e))?;
-        lock.wrote().map_err(|e| io_err(&path, e))?;
+        // A new object is made without the lock (`commit`): "absent"
+        // holds only if the name is still free at the rename.
+        if current.is_none() && !staged.create()? {
+            if fs::symlink_metadata(path).is_ok() {
+                return Err(MapError::Conflict(key.to_string()));
+            }
+            staged.replace(key)?; // no RENAME_NOREPLACE here, still absent under the lock
+        } else if current.is_some() {
+            staged.replace(key)?;
+        }
+        self.renamed(&staged);
+        let m = fs::metadata(&staged.path).map_err(|e| io_err(&staged.path, e))?;
+        lock.wrote().map_err(|e| io_err(&staged.path, e))?;
         Ok(version_of(count.wrapping_add(1), &m))
     }
 
@@ -915,11 +1152,10 @@ impl Store for FileStore {
     /// renames went into), or with `NCZARR_RS_FSYNC=always` an `fsync` of
     /// each of those directories (the objects were synced before renaming).
     fn flush(&self) -> MapResult<()> {
-        let dirs = std::mem::take(&mut *self.renamed_into.lock().unwrap_or_else(|p| p.into_inner()));
-        if dirs.is_empty() {
-            return Ok(());
-        }
         if *DURABILITY == Durability::AtSync {
+            if !self.renamed_any.swap(false, Ordering::Relaxed) {
+                return Ok(());
+            }
             let root = fs::File::open(&self.root).map_err(|e| io_err(&self.root, e))?;
             // SAFETY: syncfs on an open descriptor.
             if unsafe { libc::syncfs(std::os::fd::AsRawFd::as_raw_fd(&root)) } != 0 {
@@ -927,6 +1163,7 @@ impl Store for FileStore {
             }
             return Ok(());
         }
+        let dirs = std::mem::take(&mut *self.renamed_into.lock().unwrap_or_else(|p| p.into_inner()));
         for dir in dirs {
             match sync_dir(&dir) {
                 Err(e) if !is_absent(&e) => return Err(io_err(&dir, e)),
@@ -939,10 +1176,108 @@ impl Store for FileStore {
     fn destroy(&self) -> MapResult<()> {
         self.check_writable()?;
         self.renamed_into.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.renamed_any.store(false, Ordering::Relaxed);
         match fs::remove_dir_all(&self.root) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
             Err(e) => Err(io_err(&self.root, e)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    fn k(s: &str) -> StoreKey {
+        StoreKey::parse(s).unwrap()
+    }
+
+    /// A new object is made without the object's lock (another writer
+    /// holding it does not delay it); replacing an object waits for it.
+    #[test]
+    fn new_objects_take_no_lock_and_replacements_wait_for_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let loc = dir.path().join("ds").display().to_string();
+        let a = FileStore::create(&loc, true).unwrap();
+        let b = FileStore::open(&loc, true).unwrap();
+        let key = k("/v/.zarray");
+        let held = a.lock_object(&key).unwrap();
+        std::thread::scope(|s| {
+            let (tx, rx) = mpsc::channel();
+            let (b, key) = (&b, &key);
+            s.spawn(move || {
+                tx.send(b.set(key, b"1")).unwrap();
+                tx.send(b.set(key, b"2")).unwrap();
+            });
+            let created = rx.recv_timeout(Duration::from_secs(20)).expect("the new object waited for the lock");
+            assert!(created.is_ok(), "{created:?}");
+            assert_eq!(fs::read(dir.path().join("ds/v/.zarray")).unwrap(), b"1");
+            assert!(rx.recv_timeout(Duration::from_millis(300)).is_err(), "an object was replaced without its lock");
+            drop(held);
+            rx.recv_timeout(Duration::from_secs(20)).unwrap().unwrap();
+        });
+        assert_eq!(fs::read(dir.path().join("ds/v/.zarray")).unwrap(), b"2");
+        // the replacement was counted: a version taken before it differs
+        let v = a.get_versioned(&key).unwrap().unwrap().1;
+        b.set(&key, b"2").unwrap();
+        assert!(a.put_if(&key, b"3", Some(&v)).is_err());
+    }
+
+    /// A conditional write of a new object fails if another writer made it
+    /// since the caller looked, and its staged file is removed.
+    #[test]
+    fn a_conditional_write_that_conflicts_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let loc = dir.path().join("ds").display().to_string();
+        let a = FileStore::create(&loc, true).unwrap();
+        let key = k("/g/.zattrs");
+        assert!(a.get_versioned(&key).unwrap().is_none());
+        FileStore::open(&loc, true).unwrap().set(&key, b"theirs").unwrap();
+        assert!(matches!(a.put_if(&key, b"mine", None), Err(MapError::Conflict(_))));
+        assert_eq!(fs::read(dir.path().join("ds/g/.zattrs")).unwrap(), b"theirs");
+        let names: Vec<_> = fs::read_dir(dir.path().join("ds/g")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, [".zattrs"], "the temporary file was left behind");
+    }
+
+    /// A handle whose store was deleted and made again by another writer
+    /// writes into neither the old nor the new one: its writes fail.
+    #[test]
+    fn writes_after_a_clobber_by_another_handle_fail() {
+        let dir = tempfile::tempdir().unwrap();
+        let loc = dir.path().join("ds").display().to_string();
+        let a = FileStore::create(&loc, true).unwrap();
+        a.set(&k("/.zgroup"), b"{}").unwrap();
+        let b = FileStore::create(&loc, true).unwrap();
+        b.set(&k("/.zgroup"), b"{ }").unwrap();
+        for key in ["/.zattrs", "/v/0", "/.zgroup"] {
+            assert!(matches!(a.set(&k(key), b"a"), Err(MapError::Io { .. })), "{key}");
+        }
+        let names: Vec<_> = fs::read_dir(dir.path().join("ds")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, [".zgroup"]);
+        assert_eq!(fs::read(dir.path().join("ds/.zgroup")).unwrap(), b"{ }");
+    }
+
+    /// The walk used where `openat2` is missing creates what is missing and
+    /// refuses a symlink or a file on the way.
+    #[test]
+    fn the_directory_walk_follows_no_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ds");
+        let outside = dir.path().join("outside");
+        fs::create_dir_all(root.join("a")).unwrap();
+        fs::create_dir(&outside).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("a/l")).unwrap();
+        fs::write(root.join("a/f"), b"x").unwrap();
+        let fd = fs::File::open(&root).unwrap();
+        let walk = |dirs: &[&str]| walk_dirs(fd.as_fd(), &root, dirs, &k("/key"));
+        assert!(matches!(walk(&["a", "l"]), Err(MapError::Symlink(p)) if p.ends_with("a/l")));
+        assert!(matches!(walk(&["a", "l", "b"]), Err(MapError::Symlink(_))));
+        assert!(matches!(walk(&["a", "f"]), Err(MapError::KeyConflict(_))));
+        assert!(fs::read_dir(&outside).unwrap().next().is_none());
+        walk(&["a", "b", "c"]).unwrap();
+        assert!(root.join("a/b/c").is_dir());
     }
 }
