@@ -58,12 +58,12 @@ impl Format for Zarr2 {
         read_dataset(store, path, mode, opts, root)
     }
 
-    fn objects(&self, ds: &Dataset) -> NcResult<Vec<(StoreKey, Value)>> {
-        let mut out = Vec::new();
-        for gid in 0..ds.groups.len() {
-            group_objects(ds, gid, &mut out)?;
-        }
-        Ok(out)
+    fn group_objects(&self, ds: &Dataset, gid: usize, out: &mut Vec<(StoreKey, Value)>) -> NcResult<()> {
+        group_objects(ds, gid, out)
+    }
+
+    fn var_objects(&self, ds: &Dataset, gid: usize, vid: usize, out: &mut Vec<(StoreKey, Value)>) -> NcResult<()> {
+        var_objects(ds, gid, vid, out)
     }
 
     fn chunk_keys(&self, _scalar: bool) -> ChunkKeys {
@@ -105,9 +105,6 @@ fn group_objects(ds: &Dataset, gid: usize, out: &mut Vec<(StoreKey, Value)>) -> 
     out.push((key.child(".zgroup")?, Value::Object(zgroup)));
     let zattrs = nczarr::attributes(ds, &g.atts, vec![], gid == 0, keys.in_attrs);
     out.push((key.child(".zattrs")?, Value::Object(zattrs)));
-    for vid in 0..g.vars.len() {
-        var_objects(ds, gid, vid, out)?;
-    }
     Ok(())
 }
 

@@ -53,8 +53,14 @@ impl Format for Zarr3 {
         read_dataset(store, path, mode, opts, root)
     }
 
-    fn objects(&self, ds: &Dataset) -> NcResult<Vec<(StoreKey, Value)>> {
-        write::objects(ds)
+    fn group_objects(&self, ds: &Dataset, gid: usize, out: &mut Vec<(StoreKey, Value)>) -> NcResult<()> {
+        out.push(write::group(ds, gid)?);
+        Ok(())
+    }
+
+    fn var_objects(&self, ds: &Dataset, gid: usize, vid: usize, out: &mut Vec<(StoreKey, Value)>) -> NcResult<()> {
+        out.push((ds.var_key(gid, vid).child(NODE)?, write::array(ds, gid, vid)?));
+        Ok(())
     }
 
     fn chunk_keys(&self, scalar: bool) -> ChunkKeys {

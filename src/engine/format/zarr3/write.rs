@@ -21,19 +21,12 @@ use crate::map::StoreKey;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
-pub fn objects(ds: &Dataset) -> NcResult<Vec<(StoreKey, Value)>> {
-    let mut out = Vec::new();
-    for gid in 0..ds.groups.len() {
-        let g = &ds.groups[gid];
-        let keys = nczarr::group_keys(ds, gid);
-        let attrs = nczarr::attributes(ds, &g.atts, vec![], gid == 0, keys.in_attrs);
-        let node = json!({ "zarr_format": 3, "node_type": "group", "attributes": attrs });
-        out.push((ds.group_key(gid).child(NODE)?, node));
-        for vid in 0..g.vars.len() {
-            out.push((ds.var_key(gid, vid).child(NODE)?, array(ds, gid, vid)?));
-        }
-    }
-    Ok(out)
+/// The `zarr.json` of group `gid`.
+pub fn group(ds: &Dataset, gid: usize) -> NcResult<(StoreKey, Value)> {
+    let keys = nczarr::group_keys(ds, gid);
+    let attrs = nczarr::attributes(ds, &ds.groups[gid].atts, vec![], gid == 0, keys.in_attrs);
+    let node = json!({ "zarr_format": 3, "node_type": "group", "attributes": attrs });
+    Ok((ds.group_key(gid).child(NODE)?, node))
 }
 
 /// The data type of a variable, by v3's names.
@@ -151,7 +144,7 @@ pub fn codec_to_v3(c: &Value) -> Value {
     }
 }
 
-fn array(ds: &Dataset, gid: usize, vid: usize) -> NcResult<Value> {
+pub fn array(ds: &Dataset, gid: usize, vid: usize) -> NcResult<Value> {
     let v = &ds.groups[gid].vars[vid];
     let (shape, chunks) = if v.is_scalar() { (vec![], vec![]) } else { (ds.var_shape(v), v.chunks.clone()) };
     let fill = ds.fill_value(v)?;
