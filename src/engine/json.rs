@@ -88,9 +88,38 @@ fn quote_bare_specials(text: &str) -> String {
 /// Serialises like netCDF-C's `NCJunparse`: `{"k": v, "k2": v2}` and
 /// `[a,b,c]`, keys in insertion order, no trailing newline.
 pub fn to_text(v: &Value) -> String {
-    let mut s = String::new();
+    let mut s = String::with_capacity(256);
     write_value(v, &mut s);
     s
+}
+
+/// `s` as a JSON string, escaped as serde_json escapes it (`"`, `\\`, and
+/// the control characters; `\b \f \n \r \t` by name, the others `\u00XX`).
+fn write_str(s: &str, out: &mut String) {
+    out.push('"');
+    let mut plain = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let esc = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[plain..i]);
+        if esc.is_empty() {
+            out.push_str(&format!("\\u{b:04x}"));
+        } else {
+            out.push_str(esc);
+        }
+        plain = i + 1;
+    }
+    out.push_str(&s[plain..]);
+    out.push('"');
 }
 
 fn write_value(v: &Value, out: &mut String) {
@@ -101,7 +130,7 @@ fn write_value(v: &Value, out: &mut String) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                out.push_str(&Value::String(k.clone()).to_string());
+                write_str(k, out);
                 out.push_str(": ");
                 write_value(v, out);
             }
@@ -117,8 +146,15 @@ fn write_value(v: &Value, out: &mut String) {
             }
             out.push(']');
         }
-        Value::String(s) if bare_token(s).is_some() => out.push_str(bare_token(s).unwrap_or_default()),
-        other => out.push_str(&other.to_string()),
+        Value::String(s) => match bare_token(s) {
+            Some(token) => out.push_str(token),
+            None => write_str(s, out),
+        },
+        // numbers, booleans, null: serde_json's text, written in place
+        other => {
+            use std::fmt::Write;
+            let _ = write!(out, "{other}");
+        }
     }
 }
 
@@ -314,6 +350,24 @@ pub fn get_either<'a>(obj: &'a Map<String, Value>, lower: &str) -> Option<&'a Va
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Strings and keys are escaped exactly as serde_json escapes them
+    /// (the text netCDF-C and the interop tests compare byte for byte).
+    #[test]
+    fn strings_are_escaped_as_serde_json_does() {
+        let mut samples: Vec<String> = (0u32..0x80).map(|c| char::from_u32(c).unwrap().to_string()).collect();
+        samples.extend(
+            ["", "plain", "a\"b\\c\u{1}d\u{7f}e", "é中\u{1F600}\n", "\\u0000", "x\ty\r\u{8}\u{c}\u{1f}"]
+                .map(String::from),
+        );
+        for s in samples {
+            let v = Value::Object(Map::from_iter([(s.clone(), Value::String(s.clone()))]));
+            let want = format!("{{{}: {}}}", Value::String(s.clone()), Value::String(s.clone()));
+            assert_eq!(to_text(&v), want, "{s:?}");
+        }
+        let v = serde_json::json!({"n": [1, -2.5, 1e300, true, null], "u": 18446744073709551615u64});
+        assert_eq!(to_text(&v), r#"{"n": [1,-2.5,1e+300,true,null], "u": 18446744073709551615}"#);
+    }
 
     #[test]
     fn tolerant_parse() {
