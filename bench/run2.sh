@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark of issue 15 (not part of the tests): compressed data, small
 # calls, metadata-heavy datasets, threads, and 1 GiB uncompressed I/O
-# against `cp` + `sync` and `cat`. One C source (bench/bench.c) is built
+# against `cp` + `sync` and `cat`, and the metadata create against the same
+# files made by a bare C program (bench/meta_floor.c). One C source (bench/bench.c) is built
 # against nczarr-rs, Debian's netCDF-C 4.9.0 and the netCDF4 wheel's
 # netCDF-C 4.10.1 (with the wheel's filter plugins); zarr-python 3 runs the
 # compressed cases (bench/zarr_bench.py). Prints one Markdown table: best
@@ -23,7 +24,7 @@ source scripts/setup-deps.sh
 cargo build --release --locked --quiet
 ln -sf libnczarr_rs.so target/release/libnczarr_rs.so.0
 dir=${1:-$(mktemp -d)}
-for l in ours deb wheel zarr; do mkdir -p "$dir/$l"; done
+for l in ours deb wheel zarr floor; do mkdir -p "$dir/$l"; done
 bin=$(mktemp -d)
 wheel_libs=$("$NCZARR_RS_PYTHON" -c 'import netCDF4, os; print(os.path.join(os.path.dirname(netCDF4.__file__), "..", "netcdf4.libs"))')
 wheel_lib=$(ls "$wheel_libs"/libnetcdf-*.so.*)
@@ -33,6 +34,7 @@ cc $cflags -Iinclude -o "$bin/ours" bench/bench.c -Ltarget/release -lnczarr_rs -
 cc $cflags -o "$bin/deb" bench/bench.c -lnetcdf -lpthread
 # the wheel's library, with Debian's headers (the calls used are the same in 4.9 and 4.10)
 cc $cflags -o "$bin/wheel" bench/bench.c "$wheel_lib" -Wl,-rpath,"$wheel_libs" -lpthread
+cc $cflags -o "$bin/floor" bench/meta_floor.c -lpthread
 groups=${BENCH_GROUPS:-"compressed small meta threads large"}
 REPEAT=${BENCH_REPEAT:-3}
 declare -A T R
@@ -44,6 +46,7 @@ cmd() {
     deb) echo "$bin/deb" ;;
     wheel) echo "env NETCDF_PLUGIN_PATH=$plugins HDF5_PLUGIN_PATH=$plugins $bin/wheel" ;;
     zarr) echo "$NCZARR_RS_PYTHON bench/zarr_bench.py" ;;
+    floor) echo "$bin/floor" ;;
     esac
 }
 # run ROW LIB CASE: best of REPEAT runs of bench CASE into T[ROW,LIB], R[ROW,LIB]
@@ -87,12 +90,17 @@ for g in $groups; do
     meta)
         # stores of an earlier run in DIR: ext4 is slow to create files for
         # 30 s after many deletes (see bench.c), so delete, then wait
-        if compgen -G "$dir/*/meta10k-*.zarr" > /dev/null; then rm -rf "$dir"/*/meta10k-*.zarr; sync; sleep 31; fi
+        if compgen -G "$dir/*/meta10k-*" > /dev/null; then rm -rf "$dir"/*/meta10k-*; sync; sleep 31; fi
         # 100 groups x 100 variables x 10 attributes: create; open and walk
         for c in meta10k-create meta10k-open; do
             rows+=("$c")
             for lib in ours deb wheel; do run "$c" $lib $c; done
-        done ;;
+        done
+        # the floor of the create: the same files and directories, written
+        # atomically by a bare C program on every core (bench/meta_floor.c)
+        run meta10k-create floor meta10k-create
+        T[meta10k-create,cp]=${T[meta10k-create,floor]}
+        R[meta10k-create,cp]=${R[meta10k-create,floor]} ;;
     threads)
         # 4 zstd-1 variables of 64 MiB read whole from one open dataset,
         # by 1 thread one after the other, then by 2 and 4 threads at once
@@ -141,7 +149,8 @@ mb() { [ -n "${R[$1,$2]:-}" ] && printf '%.0f' "$(echo "${R[$1,$2]} / 1024" | bc
 cell() { [ -n "${T[$1,$2]:-}" ] && printf '%.3f' "${T[$1,$2]}" || echo "n/a"; }
 ratio() { [ -n "${T[$1,$2]:-}" ] && printf '%.1fx' "$(echo "${T[$1,$2]} / ${T[$1,ours]}" | bc -l)" || echo "-"; }
 echo
-echo "| case | nczarr-rs s | netCDF-C 4.9.0 s | netCDF-C 4.10.1 s | zarr-python 3 s | cp+sync / cat s | peak RSS MB (ours / 4.9.0 / 4.10.1 / zarr) | vs 4.9.0 | vs 4.10.1 | vs zarr-python | vs cp / cat |"
+# floor: cp + sync and cat of the same bytes (1 GiB rows), bench/meta_floor.c (meta10k-create)
+echo "| case | nczarr-rs s | netCDF-C 4.9.0 s | netCDF-C 4.10.1 s | zarr-python 3 s | floor s | peak RSS MB (ours / 4.9.0 / 4.10.1 / zarr) | vs 4.9.0 | vs 4.10.1 | vs zarr-python | vs floor |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 for row in "${rows[@]}"; do
     printf '| %s | %s | %s | %s | %s | %s | %s / %s / %s / %s | %s | %s | %s | %s |\n' "$row" \

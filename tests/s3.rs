@@ -53,6 +53,7 @@ mod conformance {
         missing_keys_are_none,
         empty_objects_exist,
         overwrite_replaces_whole_object,
+        set_all_writes_every_object,
         ranged_reads,
         ranged_writes,
         list_dir_semantics,

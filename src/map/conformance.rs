@@ -73,6 +73,28 @@ pub fn overwrite_replaces_whole_object(fx: &dyn Fixture) {
     assert_eq!(s.get(&k("/v/0")).unwrap().unwrap(), b"x");
 }
 
+pub fn set_all_writes_every_object(fx: &dyn Fixture) {
+    let s = fx.create("set_all_writes_every_object");
+    s.set(&k("/a/old"), b"old").unwrap();
+    // directories interleaved, one object replaced, one at the root
+    let items: Vec<(StoreKey, Vec<u8>)> = ["/a/x", "/a/y", "/b/c/z", "/a/old", "/.zattrs", "/b/c/w", "/a/v"]
+        .iter()
+        .enumerate()
+        .map(|(i, key)| (k(key), format!("{key}={i}").into_bytes()))
+        .collect();
+    s.set_all(&items).unwrap();
+    for (key, value) in &items {
+        assert_eq!(s.get(key).unwrap().as_ref(), Some(value), "{key}");
+    }
+    assert_eq!(s.list_dir(&k("/a")).unwrap().unwrap(), ["old", "v", "x", "y"]);
+    // the tree rule holds, and stops at the first offence
+    let bad = vec![(k("/d/1"), b"1".to_vec()), (k("/a/x/below"), b"2".to_vec()), (k("/d/3"), b"3".to_vec())];
+    assert!(matches!(s.set_all(&bad), Err(MapError::KeyConflict(_))));
+    assert_eq!(s.get(&k("/d/1")).unwrap().unwrap(), b"1");
+    assert_eq!(s.get(&k("/a/x")).unwrap().unwrap(), b"/a/x=0");
+    assert!(s.get(&k("/d/3")).unwrap().is_none());
+}
+
 pub fn ranged_reads(fx: &dyn Fixture) {
     let s = fx.create("ranged_reads");
     let data: Vec<u8> = (0..100).collect();
@@ -182,6 +204,7 @@ pub fn read_only_rejects_writes(fx: &dyn Fixture) {
     let r = fx.reopen("read_only_rejects_writes", false);
     assert!(matches!(r.set(&k("/x"), b"1"), Err(MapError::ReadOnly)));
     assert!(matches!(r.set_range(&k("/x"), 0, b"1"), Err(MapError::ReadOnly)));
+    assert!(matches!(r.set_all(&[(k("/x"), b"1".to_vec())]), Err(MapError::ReadOnly)));
     assert!(matches!(r.erase(&k("/.zgroup")), Err(MapError::ReadOnly)));
     assert!(matches!(r.erase_prefix(&StoreKey::root()), Err(MapError::ReadOnly)));
     assert!(matches!(r.destroy(), Err(MapError::ReadOnly)));
@@ -319,7 +342,7 @@ macro_rules! store_conformance_tests {
     ($fixture:expr) => {
         $crate::store_conformance_tests!(@each $fixture;
             set_get_roundtrip, missing_keys_are_none, empty_objects_exist,
-            overwrite_replaces_whole_object, ranged_reads, ranged_writes,
+            overwrite_replaces_whole_object, set_all_writes_every_object, ranged_reads, ranged_writes,
             list_dir_semantics, empty_root_lists_empty, list_prefix_is_recursive_and_sorted,
             tree_rule_is_enforced, erase_and_erase_prefix, reopen_sees_data,
             read_only_rejects_writes, destroy_removes_dataset, unusual_but_valid_names,

@@ -325,45 +325,51 @@ fn walk_dirs(root: BorrowedFd<'_>, root_path: &Path, dirs: &[&str], key: &StoreK
     let mut path = root_path.to_path_buf();
     for seg in dirs {
         path.push(seg);
-        let name = c_name(seg, key)?;
-        let mut created = false;
-        fd = loop {
-            // SAFETY: openat on an open directory descriptor with a NUL-terminated name.
-            let r = unsafe {
-                libc::openat(
-                    fd.as_raw_fd(),
-                    name.as_ptr(),
-                    libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-                )
-            };
-            if r >= 0 {
-                // SAFETY: a descriptor just returned by openat, owned by nothing else.
-                break unsafe { OwnedFd::from_raw_fd(r) };
-            }
-            let e = io::Error::last_os_error();
-            match e.raw_os_error() {
-                Some(libc::ENOENT) if !created => {
-                    created = true;
-                    // SAFETY: mkdirat on an open directory descriptor with a NUL-terminated name.
-                    if unsafe { libc::mkdirat(fd.as_raw_fd(), name.as_ptr(), 0o777) } != 0 {
-                        let e = io::Error::last_os_error();
-                        if e.kind() != ErrorKind::AlreadyExists {
-                            return Err(io_err(&path, e));
-                        }
-                    }
-                }
-                // O_PATH|O_NOFOLLOW|O_DIRECTORY: a symlink or a file
-                Some(libc::ENOTDIR | libc::ELOOP) => {
-                    return Err(match fs::symlink_metadata(&path) {
-                        Ok(m) if m.file_type().is_symlink() => MapError::Symlink(path.display().to_string()),
-                        _ => MapError::KeyConflict(key.to_string()),
-                    })
-                }
-                _ => return Err(io_err(&path, e)),
-            }
-        };
+        fd = dir_step(fd.as_fd(), seg, &path, key)?;
     }
     Ok(fd)
+}
+
+/// Opens (`O_PATH`, `O_NOFOLLOW`) the directory `name` in `parent` (at
+/// `path`), made first if missing: see [`walk_dirs`].
+fn dir_step(parent: BorrowedFd<'_>, name: &str, path: &Path, key: &StoreKey) -> MapResult<OwnedFd> {
+    let cname = c_name(name, key)?;
+    let mut created = false;
+    loop {
+        // SAFETY: openat on an open directory descriptor with a NUL-terminated name.
+        let r = unsafe {
+            libc::openat(
+                parent.as_raw_fd(),
+                cname.as_ptr(),
+                libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            )
+        };
+        if r >= 0 {
+            // SAFETY: a descriptor just returned by openat, owned by nothing else.
+            return Ok(unsafe { OwnedFd::from_raw_fd(r) });
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::ENOENT) if !created => {
+                created = true;
+                // SAFETY: mkdirat on an open directory descriptor with a NUL-terminated name.
+                if unsafe { libc::mkdirat(parent.as_raw_fd(), cname.as_ptr(), 0o777) } != 0 {
+                    let e = io::Error::last_os_error();
+                    if e.kind() != ErrorKind::AlreadyExists {
+                        return Err(io_err(path, e));
+                    }
+                }
+            }
+            // O_PATH|O_NOFOLLOW|O_DIRECTORY: a symlink or a file
+            Some(libc::ENOTDIR | libc::ELOOP) => {
+                return Err(match fs::symlink_metadata(path) {
+                    Ok(m) if m.file_type().is_symlink() => MapError::Symlink(path.display().to_string()),
+                    _ => MapError::KeyConflict(key.to_string()),
+                })
+            }
+            _ => return Err(io_err(path, e)),
+        }
+    }
 }
 
 /// Writes the concatenation of `parts` with gathering writes.
@@ -385,7 +391,8 @@ fn write_parts(f: &mut fs::File, parts: &[&[u8]]) -> io::Result<()> {
 /// An object's new content in a temporary file of its directory, not yet
 /// renamed over the object; dropped before that, the file is removed.
 struct Staged {
-    dir: OwnedFd,
+    /// The object's directory (shared by the objects of one `set_all`).
+    dir: Arc<OwnedFd>,
     tmp: CString,
     name: CString,
     /// The object's path (for errors and durability).
@@ -744,37 +751,55 @@ impl FileStore {
         if dirs.is_empty() {
             return root.try_clone_to_owned().map_err(|e| io_err(&self.root, e));
         }
+        self.open_dirs(root, dirs, key)
+    }
+
+    /// [`FileStore::object_dir`] of the directory `dirs`: `openat2`; if
+    /// that is missing, its parent the same way, then the one step down.
+    fn open_dirs(&self, root: BorrowedFd<'_>, dirs: &[&str], key: &StoreKey) -> MapResult<OwnedFd> {
         let rel = c_name(&dirs.join("/"), key)?;
-        match openat2_beneath(root, &rel, libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC) {
+        let e = match openat2_beneath(root, &rel, libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC) {
             Ok(fd) => return Ok(fd),
-            // missing (created below), no openat2 here, or a symlink or a
-            // file on the way (the walk names which)
-            Err(e)
-                if matches!(
-                    e.raw_os_error(),
-                    Some(
-                        libc::ENOENT
-                            | libc::ELOOP
-                            | libc::ENOTDIR
-                            | libc::ENOSYS
-                            | libc::EPERM
-                            | libc::EINVAL
-                            | libc::E2BIG
-                    )
-                ) => {}
-            Err(e) => return Err(io_err(&self.root.join(dirs.join("/")), e)),
+            Err(e) => e,
+        };
+        match e.raw_os_error() {
+            // missing: a new directory (below a parent that is, or is made)
+            Some(libc::ENOENT) => {
+                let (last, above) = dirs.split_last().expect("not the root");
+                let parent = match above.is_empty() {
+                    true => root.try_clone_to_owned().map_err(|e| io_err(&self.root, e))?,
+                    false => self.open_dirs(root, above, key)?,
+                };
+                dir_step(parent.as_fd(), last, &self.root.join(dirs.join("/")), key)
+            }
+            // a symlink or a file on the way (the walk names which), or no
+            // openat2 here (before Linux 5.6, or a seccomp filter)
+            Some(libc::ELOOP | libc::ENOTDIR | libc::ENOSYS | libc::EPERM | libc::EINVAL | libc::E2BIG) => {
+                walk_dirs(root, &self.root, dirs, key)
+            }
+            _ => Err(io_err(&self.root.join(dirs.join("/")), e)),
         }
-        walk_dirs(root, &self.root, dirs, key)
     }
 
     /// Writes the new content of `key` into a fresh temporary file in the
     /// object's directory (`fill` writes it), ready to replace the object.
     fn stage(&self, key: &StoreKey, fill: impl FnOnce(&mut fs::File) -> io::Result<()>) -> MapResult<Staged> {
         self.check_writable()?;
-        let Some(name) = key.segments().last() else { return Err(MapError::KeyConflict(key.to_string())) };
+        if key.is_root() {
+            return Err(MapError::KeyConflict(key.to_string()));
+        }
+        self.stage_in(Arc::new(self.object_dir(key)?), key, fill)
+    }
+
+    /// [`FileStore::stage`] in `dir`, the object's directory.
+    fn stage_in(
+        &self,
+        dir: Arc<OwnedFd>,
+        key: &StoreKey,
+        fill: impl FnOnce(&mut fs::File) -> io::Result<()>,
+    ) -> MapResult<Staged> {
         let path = self.path_of(key);
-        let dir = self.object_dir(key)?;
-        let name = c_name(name, key)?;
+        let name = c_name(key.name(), key)?;
         let pid = std::process::id();
         let mut last = None;
         for _ in 0..64 {
@@ -981,6 +1006,25 @@ impl WritableStore for FileStore {
     fn set_vectored(&self, key: &StoreKey, parts: &[&[u8]]) -> MapResult<()> {
         let staged = self.stage(key, |f| write_parts(f, parts))?;
         self.commit(key, staged)
+    }
+
+    /// Objects in one directory one after another share its descriptor.
+    fn set_all(&self, items: &[(StoreKey, Vec<u8>)]) -> MapResult<()> {
+        self.check_writable()?;
+        let mut dir: Option<(&str, Arc<OwnedFd>)> = None;
+        for (key, value) in items {
+            if key.is_root() {
+                return Err(MapError::KeyConflict(key.to_string()));
+            }
+            let parent = key.as_str().rsplit_once('/').map_or("", |(p, _)| p);
+            let fd = match &dir {
+                Some((p, fd)) if *p == parent => fd.clone(),
+                _ => dir.insert((parent, Arc::new(self.object_dir(key)?))).1.clone(),
+            };
+            let staged = self.stage_in(fd, key, |f| write_parts(f, &[value]))?;
+            self.commit(key, staged)?;
+        }
+        Ok(())
     }
 
     fn set_range(&self, key: &StoreKey, offset: u64, value: &[u8]) -> MapResult<()> {

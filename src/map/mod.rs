@@ -157,6 +157,16 @@ pub trait WritableStore: Send + Sync {
         self.set(key, &parts.concat())
     }
 
+    /// Replaces (or creates) each object of `items`, as [`set`] of each
+    /// does, one after another; the first error stops it (the objects
+    /// before it are written). Drivers may share work between them: the
+    /// file driver opens a directory once for the objects in it.
+    ///
+    /// [`set`]: WritableStore::set
+    fn set_all(&self, items: &[(StoreKey, Vec<u8>)]) -> MapResult<()> {
+        items.iter().try_for_each(|(key, value)| self.set(key, value))
+    }
+
     /// Removes the object; removing a missing key is not an error.
     fn erase(&self, key: &StoreKey) -> MapResult<()>;
 

@@ -393,20 +393,33 @@ pub fn write_metadata_if(ds: &mut Dataset, expected: &HashMap<StoreKey, Option<V
             .collect())
     };
     let made: NcResult<Vec<Vec<_>>> = super::data::CPU_POOL.get().install(|| nodes.par_iter().map(node).collect());
-    let todo: Vec<(StoreKey, Vec<u8>)> = made?.into_iter().flatten().collect();
+    let mut todo = made?;
+    todo.retain(|objects| !objects.is_empty());
     let store = ds.store.clone();
     let put = |(key, bytes): &(StoreKey, Vec<u8>)| match expected.get(key) {
         Some(v) => store.put_if(key, bytes, v.as_ref()).map(drop),
         None => store.set(key, bytes),
     };
-    let pool = if ds.store.io_bound() { &super::data::IO_POOL } else { &super::data::CPU_POOL };
-    let written = pool.get().install(|| todo.par_iter().try_for_each(put));
+    let written = if ds.store.io_bound() {
+        // every object its own request, all in flight together
+        let objects: Vec<&(StoreKey, Vec<u8>)> = todo.iter().flatten().collect();
+        super::data::IO_POOL.get().install(|| objects.par_iter().try_for_each(|o| put(o)))
+    } else {
+        // a node's objects one after another (the file driver opens their
+        // directory once), each conditional one on its own
+        let node = |objects: &Vec<(StoreKey, Vec<u8>)>| match objects.iter().any(|(key, _)| expected.contains_key(key))
+        {
+            false => store.set_all(objects),
+            true => objects.iter().try_for_each(put),
+        };
+        super::data::CPU_POOL.get().install(|| todo.par_iter().try_for_each(node))
+    };
     match written {
         Err(MapError::Conflict(_)) => return Ok(false),
         other => other?,
     }
     let changed = !todo.is_empty();
-    for (key, bytes) in todo {
+    for (key, bytes) in todo.into_iter().flatten() {
         ds.written.insert(key, bytes);
     }
     if ds.consolidated && changed {
