@@ -53,6 +53,9 @@ cmd() {
 run() {
     local row=$1 lib=$2 case=$3 line i t r
     for i in $(seq "$REPEAT"); do
+        # each run starts with nothing of the previous one left to write
+        # back (it would compete with this run's file creation)
+        sync
         line=$(BENCH_RUN=$i $(cmd "$lib") "$case" "$dir/$lib" | grep '^RESULT') || { echo "bench: $row $lib failed" >&2; exit 1; }
         read -r _ _ t _ r <<<"$line"
         if [ -z "${T[$row,$lib]:-}" ] || [ "$(echo "$t < ${T[$row,$lib]}" | bc -l)" = 1 ]; then T[$row,$lib]=$t; fi
