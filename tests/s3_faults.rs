@@ -702,6 +702,31 @@ fn a_v3_open_looks_for_v3_objects_only() {
     assert_eq!(log.len(), 1 + 4, "requests: {log:?}");
 }
 
+/// A pure Zarr v3 store (no consolidated metadata) is opened in two round
+/// trips: the root's `zarr.json` and its listing together, then every
+/// variable's `zarr.json` at once.
+#[test]
+fn a_pure_v3_open_lists_the_root_with_its_node() {
+    let Some((addr, _)) = SERVER.as_ref() else { return };
+    let direct_url = direct("purev3.zarr").unwrap().replace("mode=nczarr,s3", "mode=zarr,v3,s3");
+    let mut ds = file::create(&direct_url, NC_CLOBBER).unwrap();
+    let x = ds.def_dim(0, "x", 4).unwrap() as i32;
+    for i in 0..4 {
+        ds.def_var(0, &format!("v{i}"), NC_DOUBLE, &[x]).unwrap();
+    }
+    ds.close().unwrap();
+    let proxy = Proxy::start(*addr);
+    let gate = Gate::new(2, Duration::from_secs(3));
+    *proxy.plan.gate.lock().unwrap() = Some(gate.clone());
+    let url = via(&proxy, "purev3.zarr").replace("mode=nczarr,s3", "mode=zarr,v3,s3");
+    let ds = file::open(&url, NC_NOWRITE).unwrap();
+    assert_eq!(ds.group(0).unwrap().vars.len(), 4);
+    let log = proxy.plan.log.lock().unwrap().clone();
+    let lists = log.iter().filter(|(_, p, _)| p.contains("list-type=")).count();
+    assert_eq!((log.len(), lists), (1 + 1 + 4, 1), "requests: {log:?}");
+    assert_eq!(gate.late.load(std::sync::atomic::Ordering::SeqCst), 0, "one after another: {log:?}");
+}
+
 /// Opening a pure Zarr group on an object store reads each variable's
 /// metadata once, all variables' at once: no HEAD per child to tell arrays
 /// from groups (that was one round trip per variable, one after another),

@@ -60,7 +60,15 @@ pub enum Probe {
     Get,
     /// Whether it exists (it is a marker, or may be large and unused).
     Size,
+    /// The names below the root (the name asked is [`ROOT_LISTING`]): a
+    /// reader that will list the root anyway asks for it with the root
+    /// objects, so that on a network store the listing costs no round trip
+    /// of its own.
+    List,
 }
+
+/// The name under which [`Probe::List`] is asked for.
+pub const ROOT_LISTING: &str = "";
 
 /// What one probe of a root object found: its bytes or its size, `None`
 /// when absent, or the error (kept until someone needs the object).
@@ -68,6 +76,7 @@ pub enum Probe {
 enum Probed {
     Bytes(NcResult<Option<Vec<u8>>>),
     Size(NcResult<Option<u64>>),
+    Names(NcResult<Option<Vec<String>>>),
 }
 
 /// The root objects every format asked for, fetched once, together (all
@@ -94,12 +103,12 @@ impl Root {
         let root = StoreKey::root();
         let max = crate::limits::limits().max_metadata_bytes;
         let one = |&(name, how): &(&'static str, Probe)| -> NcResult<(&'static str, Probed)> {
-            let key = root.child(name)?;
             Ok((
                 name,
                 match how {
-                    Probe::Get => Probed::Bytes(store.get_max(&key, max).map_err(NcError::from)),
-                    Probe::Size => Probed::Size(store.size(&key).map_err(NcError::from)),
+                    Probe::Get => Probed::Bytes(store.get_max(&root.child(name)?, max).map_err(NcError::from)),
+                    Probe::Size => Probed::Size(store.size(&root.child(name)?).map_err(NcError::from)),
+                    Probe::List => Probed::Names(store.list_dir(&root).map_err(NcError::from)),
                 },
             ))
         };
@@ -120,6 +129,15 @@ impl Root {
             Some(Probed::Bytes(Ok(b))) => Ok(b.is_some()),
             Some(Probed::Size(Ok(n))) => Ok(n.is_some()),
             _ => Ok(store.size(&StoreKey::root().child(name)?)?.is_some()),
+        }
+    }
+
+    /// The names below the root, if they were listed ([`Probe::List`])
+    /// without error; taken (a later listing asks the store again).
+    pub fn take_listing(&mut self) -> Option<Vec<String>> {
+        match self.probed.remove(ROOT_LISTING) {
+            Some(Probed::Names(Ok(names))) => Some(names.unwrap_or_default()),
+            _ => None,
         }
     }
 

@@ -41,8 +41,14 @@ impl Format for Zarr3 {
         "zarr3"
     }
 
-    fn root_objects(&self, _opts: OpenOptions) -> Vec<(&'static str, Probe)> {
-        vec![(NODE, Probe::Get)]
+    /// `zarr.json`; in pure Zarr without consolidated metadata also the
+    /// root's listing, which reading it needs next (the children of a
+    /// group are what the store lists).
+    fn root_objects(&self, opts: OpenOptions) -> Vec<(&'static str, Probe)> {
+        match opts.pure_zarr && !opts.consolidated {
+            true => vec![(NODE, Probe::Get), (super::ROOT_LISTING, Probe::List)],
+            false => vec![(NODE, Probe::Get)],
+        }
     }
 
     fn claims(&self, store: &dyn Store, root: &Root) -> NcResult<bool> {
@@ -91,6 +97,9 @@ struct Reader {
     /// Objects fetched ahead (the root's, and on a network store every
     /// child node's at once), each taken once.
     prefetched: HashMap<StoreKey, Option<Vec<u8>>>,
+    /// The root's listing, made with the root objects (pure Zarr), taken
+    /// once.
+    root_listing: Option<Vec<String>>,
     seen: HashMap<StoreKey, Vec<u8>>,
 }
 
@@ -134,7 +143,10 @@ impl Reader {
     ) -> NcResult<(Vec<(String, Map<String, Value>)>, Vec<(String, Option<Map<String, Value>>)>)> {
         let names: Vec<String> = match &self.consolidated {
             Some(meta) => super::consolidated_children(meta.keys(), gkey),
-            None => self.store.list_dir(gkey)?.unwrap_or_default(),
+            None => match gkey.is_root().then(|| self.root_listing.take()).flatten() {
+                Some(names) => names,
+                None => self.store.list_dir(gkey)?.unwrap_or_default(),
+            },
         };
         let (mut arrays, mut groups) = (vec![], vec![]);
         let names: Vec<String> = names.into_iter().filter(|n| !n.starts_with('.') && n != NODE).collect();
@@ -177,10 +189,17 @@ impl Reader {
     }
 }
 
-fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions, probed: Root) -> NcResult<Dataset> {
+fn read_dataset(
+    store: Arc<dyn Store>,
+    path: &str,
+    mode: i32,
+    opts: OpenOptions,
+    mut probed: Root,
+) -> NcResult<Dataset> {
     let mut r = Reader {
         store: store.clone(),
         consolidated: None,
+        root_listing: probed.take_listing(),
         prefetched: probed.into_fetched().collect(),
         seen: HashMap::new(),
     };
