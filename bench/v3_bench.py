@@ -9,6 +9,7 @@ Usage: v3_bench.py OURLIB DIR
   BENCH_REPEAT     runs per measurement (default 3)
   BENCH_S3_URL     http://host:port/bucket: also on S3 (N/2 there)
   BENCH_V3_CONFIGS default "plain zstd sharded sharded-zstd"
+  BENCH_V3_DRIVERS default "file s3" (s3 only with BENCH_S3_URL)
 
 Configurations: chunks of 32^3 (128 KiB); zstd level 1; shards of 128^3
 (64 inner chunks of 32^3, index at the end with crc32c, as zarr-python
@@ -176,6 +177,8 @@ def main():
     repeat = int(os.environ.get("BENCH_REPEAT", 3))
     configs = os.environ.get("BENCH_V3_CONFIGS", "plain zstd sharded sharded-zstd").split()
     drivers = [("file", n)] + ([("s3", n // 2)] if os.environ.get("BENCH_S3_URL") else [])
+    if os.environ.get("BENCH_V3_DRIVERS"):
+        drivers = [d for d in drivers if d[0] in os.environ["BENCH_V3_DRIVERS"].split()]
     os.makedirs(d, exist_ok=True)
     env = dict(os.environ, NCZARR_RS_FSYNC="0")  # zarr-python does not fsync either
     rows = []
