@@ -681,18 +681,24 @@ fn a_consolidated_open_is_one_round_trip() {
     assert_eq!(file::open(&missing, NC_NOWRITE).err().map(|e| e.code()), Some(2));
 }
 
+/// Writes dataset `name` straight to the server in `mode`: `n` double
+/// variables `v0`... of one dimension of 4.
+fn vars_of_one_dim(name: &str, mode: &str, n: usize) {
+    let url = direct(name).unwrap().replace("mode=nczarr,s3", mode);
+    let mut ds = file::create(&url, NC_CLOBBER).unwrap();
+    let x = ds.def_dim(0, "x", 4).unwrap() as i32;
+    for i in 0..n {
+        ds.def_var(0, &format!("v{i}"), NC_DOUBLE, &[x]).unwrap();
+    }
+    ds.close().unwrap();
+}
+
 /// `mode=v3` names the format: only Zarr v3's root object is looked for
 /// (none of Zarr v2's), and the variables' nodes are fetched at once.
 #[test]
 fn a_v3_open_looks_for_v3_objects_only() {
     let Some((addr, _)) = SERVER.as_ref() else { return };
-    let direct_url = direct("v3open.zarr").unwrap().replace("mode=nczarr,s3", "mode=nczarr,v3,s3");
-    let mut ds = file::create(&direct_url, NC_CLOBBER).unwrap();
-    let x = ds.def_dim(0, "x", 4).unwrap() as i32;
-    for i in 0..4 {
-        ds.def_var(0, &format!("v{i}"), NC_DOUBLE, &[x]).unwrap();
-    }
-    ds.close().unwrap();
+    vars_of_one_dim("v3open.zarr", "mode=nczarr,v3,s3", 4);
     let proxy = Proxy::start(*addr);
     let url = via(&proxy, "v3open.zarr").replace("mode=nczarr,s3", "mode=nczarr,v3,s3");
     let ds = file::open(&url, NC_NOWRITE).unwrap();
@@ -708,13 +714,7 @@ fn a_v3_open_looks_for_v3_objects_only() {
 #[test]
 fn a_pure_v3_open_lists_the_root_with_its_node() {
     let Some((addr, _)) = SERVER.as_ref() else { return };
-    let direct_url = direct("purev3.zarr").unwrap().replace("mode=nczarr,s3", "mode=zarr,v3,s3");
-    let mut ds = file::create(&direct_url, NC_CLOBBER).unwrap();
-    let x = ds.def_dim(0, "x", 4).unwrap() as i32;
-    for i in 0..4 {
-        ds.def_var(0, &format!("v{i}"), NC_DOUBLE, &[x]).unwrap();
-    }
-    ds.close().unwrap();
+    vars_of_one_dim("purev3.zarr", "mode=zarr,v3,s3", 4);
     let proxy = Proxy::start(*addr);
     let gate = Gate::new(2, Duration::from_secs(3));
     *proxy.plan.gate.lock().unwrap() = Some(gate.clone());
@@ -734,13 +734,7 @@ fn a_pure_v3_open_lists_the_root_with_its_node() {
 #[test]
 fn opening_a_pure_zarr_group_fetches_each_object_once() {
     let Some((addr, _)) = SERVER.as_ref() else { return };
-    let direct_url = direct("pure.zarr").unwrap().replace("mode=nczarr,s3", "mode=zarr,s3");
-    let mut ds = file::create(&direct_url, NC_CLOBBER).unwrap();
-    let x = ds.def_dim(0, "x", 4).unwrap() as i32;
-    for i in 0..8 {
-        ds.def_var(0, &format!("v{i}"), NC_DOUBLE, &[x]).unwrap();
-    }
-    ds.close().unwrap();
+    vars_of_one_dim("pure.zarr", "mode=zarr,s3", 8);
     let proxy = Proxy::start(*addr);
     let url = via(&proxy, "pure.zarr").replace("mode=nczarr,s3", "mode=zarr,s3");
     let ds = file::open(&url, NC_NOWRITE).unwrap();
