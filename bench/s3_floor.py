@@ -10,7 +10,8 @@ Usage: s3_floor.py URL [N] [SIZE]
   SIZE  bytes each (default 131072: a 32^3 float32 chunk)
 
 Prints a Markdown table: requests, seconds, milliseconds per request, for
-PUT and GET, sequential and concurrent (obstore, the Rust client
+PUT and GET, sequential and concurrent, and ranged GETs of SIZE from one
+object of N x SIZE (a shard's inner chunks) (obstore, the Rust client
 zarr-python uses)."""
 import asyncio
 import os
@@ -68,15 +69,26 @@ async def get_all():
     await asyncio.gather(*[one(i) for i in range(n)])
 
 
+# a shard: one object of all n, read by ranges of SIZE one after another
+# (a random read of inner chunks; moto reads the whole object for each)
+obstore.put(store, f"{prefix}/shard", body * n)
+
+
+def ranges_seq():
+    for i in range(n):
+        assert len(obstore.get_range(store, f"{prefix}/shard", start=i * size, end=(i + 1) * size)) == size
+
+
 rows = [
     ("PUT, one after another", best(put_seq)),
     ("PUT, all at once", best(lambda: asyncio.run(put_all()))),
     ("GET, one after another", best(get_seq)),
     ("GET, all at once", best(lambda: asyncio.run(get_all()))),
+    (f"ranged GET of {size} bytes from one object of {n * size}, one after another", best(ranges_seq)),
 ]
 print(f"\nThe server alone: {n} objects of {size} bytes (obstore, best of 3)\n")
 print("| requests | s | ms per request |")
 print("| --- | ---: | ---: |")
 for name, t in rows:
     print(f"| {name} | {t:.3f} | {t / n * 1e3:.2f} |")
-obstore.delete(store, [f"{prefix}/{i}" for i in range(n)])
+obstore.delete(store, [f"{prefix}/{i}" for i in range(n)] + [f"{prefix}/shard"])
