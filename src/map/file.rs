@@ -110,22 +110,30 @@ pub(crate) static DURABILITY: LazyLock<Durability> =
         _ => Durability::AtSync,
     });
 
-/// Creates a new temporary file `<dir>/<stem><pid>.<n>` with
-/// `O_CREAT|O_EXCL|O_NOFOLLOW`: an existing file or symlink of that name
-/// (planted, or left by a dead writer) is skipped, never opened.
-pub(crate) fn create_temp(dir: &Path, stem: &str) -> io::Result<(PathBuf, fs::File)> {
+/// Creates a temporary file under a fresh name `<stem><pid>.<n>`: `open`
+/// makes the file of that name exclusively (`O_CREAT|O_EXCL|O_NOFOLLOW`),
+/// and a name already taken (planted, or left by a dead writer) is
+/// skipped, never opened. Returns the name used and what `open` made.
+fn create_exclusive<T>(stem: &str, mut open: impl FnMut(&str) -> io::Result<T>) -> io::Result<(String, T)> {
     let pid = std::process::id();
     let mut last = None;
     for _ in 0..64 {
-        let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let tmp = dir.join(format!("{stem}{pid}.{n}"));
-        match fs::OpenOptions::new().write(true).create_new(true).custom_flags(libc::O_NOFOLLOW).open(&tmp) {
-            Ok(f) => return Ok((tmp, f)),
+        let name = format!("{stem}{pid}.{}", TMP_COUNTER.fetch_add(1, Ordering::Relaxed));
+        match open(&name) {
+            Ok(made) => return Ok((name, made)),
             Err(e) if e.kind() == ErrorKind::AlreadyExists => last = Some(e),
             Err(e) => return Err(e),
         }
     }
     Err(last.unwrap_or_else(|| io::Error::other("no free temporary file name")))
+}
+
+/// Creates a new temporary file `<dir>/<stem><pid>.<n>` ([`create_exclusive`]).
+pub(crate) fn create_temp(dir: &Path, stem: &str) -> io::Result<(PathBuf, fs::File)> {
+    let (name, f) = create_exclusive(stem, |name| {
+        fs::OpenOptions::new().write(true).create_new(true).custom_flags(libc::O_NOFOLLOW).open(dir.join(name))
+    })?;
+    Ok((dir.join(name), f))
 }
 
 /// Makes `file` (written at `tmp`) the object at `path`: `fsync` when `sync`,
@@ -785,26 +793,24 @@ impl FileStore {
     /// object's directory (`fill` writes it), ready to replace the object.
     fn stage(&self, key: &StoreKey, fill: impl FnOnce(&mut fs::File) -> io::Result<()>) -> MapResult<Staged> {
         self.check_writable()?;
-        if key.is_root() {
-            return Err(MapError::KeyConflict(key.to_string()));
-        }
         self.stage_in(Arc::new(self.object_dir(key)?), key, fill)
     }
 
-    /// [`FileStore::stage`] in `dir`, the object's directory.
+    /// [`FileStore::stage`] in `dir`, the object's directory. The root is
+    /// no object (the tree rule).
     fn stage_in(
         &self,
         dir: Arc<OwnedFd>,
         key: &StoreKey,
         fill: impl FnOnce(&mut fs::File) -> io::Result<()>,
     ) -> MapResult<Staged> {
+        if key.is_root() {
+            return Err(MapError::KeyConflict(key.to_string()));
+        }
         let path = self.path_of(key);
         let name = c_name(key.name(), key)?;
-        let pid = std::process::id();
-        let mut last = None;
-        for _ in 0..64 {
-            let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-            let tmp = c_name(&format!("{TMP_PREFIX}{pid}.{n}"), key)?;
+        let (_, (tmp, mut f)) = create_exclusive(TMP_PREFIX, |tmp| {
+            let tmp = CString::new(tmp)?;
             // SAFETY: openat on an open directory descriptor with a NUL-terminated name.
             let r = unsafe {
                 libc::openat(
@@ -814,27 +820,22 @@ impl FileStore {
                     0o666 as libc::c_uint,
                 )
             };
-            if r < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == ErrorKind::AlreadyExists {
-                    last = Some(e);
-                    continue;
-                }
-                return Err(io_err(&path, e));
+            match r {
+                // SAFETY: a descriptor just returned by openat, owned by nothing else.
+                0.. => Ok((tmp, fs::File::from(unsafe { OwnedFd::from_raw_fd(r) }))),
+                _ => Err(io::Error::last_os_error()),
             }
-            // SAFETY: a descriptor just returned by openat, owned by nothing else.
-            let mut f = fs::File::from(unsafe { OwnedFd::from_raw_fd(r) });
-            let staged = Staged { dir, tmp, name, path, done: false };
-            let written = fill(&mut f).and_then(|()| match *DURABILITY == Durability::EveryObject {
-                true => f.sync_data(),
-                false => Ok(()),
-            });
-            return match written {
-                Ok(()) => Ok(staged),
-                Err(e) => Err(io_err(&staged.path, e)), // the temporary file goes with `staged`
-            };
+        })
+        .map_err(|e| io_err(&path, e))?;
+        let staged = Staged { dir, tmp, name, path, done: false };
+        let written = fill(&mut f).and_then(|()| match *DURABILITY == Durability::EveryObject {
+            true => f.sync_data(),
+            false => Ok(()),
+        });
+        match written {
+            Ok(()) => Ok(staged),
+            Err(e) => Err(io_err(&staged.path, e)), // the temporary file goes with `staged`
         }
-        Err(io_err(&path, last.unwrap_or_else(|| io::Error::other("no free temporary file name"))))
     }
 
     /// Makes `staged` the object: a new object is created without any lock
@@ -1013,9 +1014,6 @@ impl WritableStore for FileStore {
         self.check_writable()?;
         let mut dir: Option<(&str, Arc<OwnedFd>)> = None;
         for (key, value) in items {
-            if key.is_root() {
-                return Err(MapError::KeyConflict(key.to_string()));
-            }
             let parent = key.as_str().rsplit_once('/').map_or("", |(p, _)| p);
             let fd = match &dir {
                 Some((p, fd)) if *p == parent => fd.clone(),
