@@ -1,15 +1,17 @@
 //! The panic boundary every exported function runs inside, the record of
-//! a thread's last failing call (`nczarr_rs_last_error`), and the panic
-//! injection hook that proves the boundary.
+//! a thread's last failing call (`nczarr_rs_last_error`), the panic
+//! injection hook that proves the boundary, and the watch on caught panics
+//! that makes the test suites fail on any (`NCZARR_RS_PANIC_ABORT`).
 
 use crate::engine::error::{error_text, NC_EINTERNAL, NC_EINVAL, NC_EPERM, NC_NOERR};
 use crate::engine::{NcError, NcResult};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::ffi::CString;
+use std::io::Write;
 use std::os::raw::{c_char, c_int};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::RwLock;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock, RwLock};
 
 /// Runs the body of the exported function `name`. `Ok` → `NC_NOERR`,
 /// `Err(e)` → `e.code()`, a panic → `NC_EINTERNAL`. The failure of a call
@@ -20,6 +22,7 @@ pub(crate) fn guard(name: &'static str, body: impl FnOnce() -> NcResult<()>) -> 
         l.depth += 1;
         l.inner = None;
     });
+    watch_panics();
     let result = catch_unwind(AssertUnwindSafe(|| {
         maybe_inject_panic(name);
         body()
@@ -27,14 +30,7 @@ pub(crate) fn guard(name: &'static str, body: impl FnOnce() -> NcResult<()>) -> 
     let (code, detail) = match result {
         Ok(Ok(())) => (NC_NOERR, None),
         Ok(Err(e)) => (e.code(), e.into_detail()),
-        Err(payload) => {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            (NC_EINTERNAL, Some(format!("panic: {what}").into_boxed_str()))
-        }
+        Err(payload) => (NC_EINTERNAL, Some(format!("panic: {}", caught(name, payload)).into_boxed_str())),
     };
     with_last(|l| {
         l.depth = l.depth.saturating_sub(1);
@@ -163,11 +159,117 @@ fn render(r: &Record) -> CString {
 /// Like [`guard`] for functions that return a value instead of a status;
 /// a panic returns `fallback`.
 pub(crate) fn guard_or<T>(name: &'static str, fallback: T, body: impl FnOnce() -> T) -> T {
+    watch_panics();
     catch_unwind(AssertUnwindSafe(|| {
         maybe_inject_panic(name);
         body()
     }))
-    .unwrap_or(fallback)
+    .unwrap_or_else(|payload| {
+        caught(name, payload);
+        fallback
+    })
+}
+
+// ---- caught panics ----------------------------------------------------------
+
+/// Environment variable: `1` makes a panic caught at the boundary (other
+/// than one the test hook injected) abort the process with a message, `0`
+/// only counts it. Unset: abort in builds with the `test-support` feature
+/// (the crate's own tests), count otherwise. scripts/test-all.sh sets it to
+/// `1` for everything it runs, so a panic that the boundary would hide as
+/// `NC_EINTERNAL` fails the C tests and the harnesses too.
+pub const PANIC_ABORT_ENV: &str = "NCZARR_RS_PANIC_ABORT";
+
+/// Panics caught at the boundary since the process started, not counting
+/// those the test hook injected.
+static CAUGHT: AtomicU64 = AtomicU64::new(0);
+
+/// Where and on which thread the latest panic happened (kept by a panic
+/// hook installed in abort mode only), for the abort message: the payload
+/// alone does not say where an overflow was.
+static LAST_PANIC: Mutex<String> = Mutex::new(String::new());
+
+thread_local! {
+    /// Set by [`maybe_inject_panic`] just before it panics, taken by the
+    /// guard that catches that panic.
+    static INJECTED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether a caught panic aborts the process ([`PANIC_ABORT_ENV`]), read
+/// once; in abort mode, the first call also installs the panic hook that
+/// notes where a panic happened (then calls the previous hook).
+fn watch_panics() -> bool {
+    static ABORT: OnceLock<bool> = OnceLock::new();
+    *ABORT.get_or_init(|| {
+        let abort = match std::env::var(PANIC_ABORT_ENV).as_deref() {
+            Ok("1") => true,
+            Ok("0") => false,
+            _ => cfg!(feature = "test-support"),
+        };
+        if abort && !std::thread::panicking() {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                let thread = std::thread::current();
+                let at = info.location().map(|l| l.to_string()).unwrap_or_default();
+                let text = format!("at {at} (thread {})", thread.name().unwrap_or("unnamed"));
+                *LAST_PANIC.lock().unwrap_or_else(|p| p.into_inner()) = text;
+                previous(info)
+            }));
+        }
+        abort
+    })
+}
+
+/// A panic the guard of `name` caught: its message. Counted unless the
+/// test hook injected it; in abort mode, the process aborts here.
+fn caught(name: &str, payload: Box<dyn std::any::Any + Send>) -> String {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    if INJECTED.with(|i| i.replace(false)) {
+        return what;
+    }
+    CAUGHT.fetch_add(1, Ordering::Relaxed);
+    if watch_panics() {
+        let at = LAST_PANIC.lock().map(|s| s.clone()).unwrap_or_default();
+        // straight to file descriptor 2: a test harness captures `eprintln!`
+        // and loses it when the process aborts
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "nczarr-rs: a panic was caught at the C boundary in {name}: {what} [{at}]; \
+             aborting because {PANIC_ABORT_ENV} is on (a bug: the call would have returned NC_EINTERNAL)"
+        );
+        std::process::abort();
+    }
+    what
+}
+
+/// For the crate's tests: how many panics the boundary has caught in this
+/// process, not counting those the test hook injected (which, in abort
+/// mode, is always 0: the first one aborts).
+#[cfg(feature = "test-support")]
+pub fn caught_panics() -> u64 {
+    CAUGHT.load(Ordering::Relaxed)
+}
+
+/// For the crate's tests: a call whose body panics, through [`guard`]
+/// (`status`) or [`guard_or`] (fallback -1), as a real bug would; proves
+/// that such a panic is counted, or aborts the process.
+#[cfg(feature = "test-support")]
+pub fn call_that_panics(status: bool) -> c_int {
+    fn bug() -> c_int {
+        panic!("a bug (boundary::call_that_panics)")
+    }
+    if status {
+        guard("call_that_panics", || {
+            bug();
+            Ok(())
+        })
+    } else {
+        guard_or("call_that_panics", -1, bug)
+    }
 }
 
 // ---- test hook ------------------------------------------------------------
@@ -183,6 +285,7 @@ fn maybe_inject_panic(name: &'static str) {
     if ARMED.load(Ordering::Relaxed) {
         let hit = TARGET.read().map(|t| t.as_deref() == Some(name)).unwrap_or(false);
         if hit {
+            INJECTED.with(|i| i.set(true));
             panic!("nczarr-rs test hook: injected panic in {name}");
         }
     }
