@@ -23,7 +23,8 @@ static int t_checks = 0;
 
 static inline int t_finish(const char *name) {
     printf("%s: %d checks, %d failed\n", name, t_checks, t_failures);
-    return t_failures == 0 ? 0 : 1;
+    if (t_checks == 0) fprintf(stderr, "%s: no check ran\n", name);
+    return t_failures == 0 && t_checks > 0 ? 0 : 1;
 }
 
 static inline int t_path_exists(const char *p) {

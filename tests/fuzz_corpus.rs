@@ -6,7 +6,8 @@
 //! scripts/fuzz.sh runs the real fuzzers.
 //!
 //! `NCZARR_RS_WRITE_SEEDS=1 cargo test --release --test fuzz_corpus
-//! write_seed_corpora` regenerates the hand-made seeds.
+//! committed_seeds` regenerates the hand-made seeds; without it, that test
+//! checks the committed ones are current.
 
 #[allow(dead_code)]
 #[path = "../fuzz/src/lib.rs"]
@@ -55,14 +56,42 @@ fn every_target_has_a_replay_test() {
     }
 }
 
+/// The committed hand-made seeds (`fuzz/seeds/<target>/seed-*`) are exactly
+/// what `fuzz/src/seeds.rs` makes: none changed, missing or left over
+/// (`finding-*` files are fuzzing's, not made). With
+/// `NCZARR_RS_WRITE_SEEDS=1` it writes them instead.
 #[test]
-fn write_seed_corpora() {
-    if std::env::var("NCZARR_RS_WRITE_SEEDS").as_deref() != Ok("1") {
-        return;
+fn committed_seeds_are_what_the_seed_writer_makes() {
+    let made = targets::seeds::all();
+    if std::env::var("NCZARR_RS_WRITE_SEEDS").as_deref() == Ok("1") {
+        for (target, name, data) in &made {
+            let dir = seeds_dir(target);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join(name), data).unwrap();
+        }
     }
-    for (target, name, data) in targets::seeds::all() {
-        let dir = seeds_dir(target);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join(name), data).unwrap();
+    let regenerate = "regenerate: NCZARR_RS_WRITE_SEEDS=1 cargo test --release --test fuzz_corpus committed_seeds";
+    let mut made_names: Vec<String> = Vec::new();
+    for (target, name, data) in &made {
+        assert!(name.starts_with("seed-"), "{target}/{name}: hand-made seeds are named seed-*");
+        let path = seeds_dir(target).join(name);
+        let committed = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}; {regenerate}", path.display()));
+        assert!(committed == *data, "{} differs from what seeds.rs makes; {regenerate}", path.display());
+        made_names.push(format!("{target}/{name}"));
     }
+    let mut left_over: Vec<String> = Vec::new();
+    for (target, _) in targets::TARGETS {
+        for e in std::fs::read_dir(seeds_dir(target)).unwrap() {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            if name.starts_with("seed-") {
+                let name = format!("{target}/{name}");
+                if !made_names.contains(&name) {
+                    left_over.push(name);
+                }
+            } else {
+                assert!(name.starts_with("finding-"), "fuzz/seeds/{target}/{name}: neither seed-* nor finding-*");
+            }
+        }
+    }
+    assert!(left_over.is_empty(), "committed seed-* files that seeds.rs does not make: {left_over:?}");
 }

@@ -1,6 +1,6 @@
 //! The hand-made seed corpora (`fuzz/seeds/<target>/seed-*`), written by
 //! `NCZARR_RS_WRITE_SEEDS=1 cargo test --release --test fuzz_corpus
-//! write_seed_corpora`. Metadata seeds are datasets this library writes in
+//! committed_seeds`. Metadata seeds are datasets this library writes in
 //! each layout, plus the layouts of other writers.
 
 use nczarr_rs::engine::consts::*;
