@@ -38,6 +38,11 @@ echo "== cargo test (with the short fuzzing: stable toolchain, seconds)"
 # cargo-fuzz), on demand; sanitizers: scripts/sanitize.sh, on demand.
 NCZARR_RS_FUZZ_SECONDS=${NCZARR_RS_FUZZ_SECONDS:-5} cargo test --release --locked
 
+echo "== cargo test with arithmetic overflow checked (profile overflow)"
+# The same tests, built with overflow-checks and debug assertions: a size or
+# offset computation that wraps panics (and aborts, as above).
+NCZARR_RS_FUZZ_SECONDS=${NCZARR_RS_FUZZ_SECONDS:-5} cargo test --profile overflow --locked
+
 echo "== CMake package: build and install into $stage"
 rm -rf "$stage"
 cmake -S cmake -B target/cmake-pkg -DCMAKE_INSTALL_PREFIX="$stage" -DCMAKE_BUILD_TYPE=Release >/dev/null
