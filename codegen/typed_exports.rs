@@ -35,7 +35,8 @@ const fn mem(suffix: &'static str, put: &'static str, get: &'static str, nc_type
     MemType { suffix, put, get, nc_type, fixed_att_type: false }
 }
 
-/// THE table of memory types, in the order of the exports. `schar` is
+/// The memory types, in the order of the data exports (the attribute ones
+/// take the two of fixed attribute type first). `schar` is
 /// `NC_BYTE` and `uchar` `NC_UBYTE` as in netCDF-C; `long` is `LONG_TYPE`
 /// (`NC_INT64` on LP64, `NC_INT` where `long` has 32 bits; defined in the
 /// including module).
@@ -57,17 +58,20 @@ pub const MEM_TYPES: &[MemType] = &[
     MemType { fixed_att_type: true, ..mem("string", "*mut *const c_char", "*mut *mut c_char", "NC_STRING") },
 ];
 
-const INDEX: (&str, &str) = ("indexp", "*const usize");
-const START: (&str, &str) = ("startp", "*const usize");
-const COUNT: (&str, &str) = ("countp", "*const usize");
-const STRIDE: (&str, &str) = ("stridep", "*const isize");
-const IMAP: (&str, &str) = ("imapp", "*const isize");
+/// A C argument: name and Rust type.
+type Arg = (&'static str, &'static str);
+
+const INDEX: Arg = ("indexp", "*const usize");
+const START: Arg = ("startp", "*const usize");
+const COUNT: Arg = ("countp", "*const usize");
+const STRIDE: Arg = ("stridep", "*const isize");
+const IMAP: Arg = ("imapp", "*const isize");
 
 /// The access families of the data functions: the name part, the index
 /// arrays the C function takes (passed to `data::get`/`data::put` as its
 /// start, count, stride and map, NULL for the ones it does not take) and the
 /// `data::Kind`.
-pub const ACCESS: &[(&str, &[(&str, &str)], &str)] = &[
+pub const ACCESS: &[(&str, &[Arg], &str)] = &[
     ("var1", &[INDEX], "Var1"),
     ("vara", &[START, COUNT], "Vara"),
     ("vars", &[START, COUNT, STRIDE], "Vars"),
@@ -95,7 +99,7 @@ fn name(base: &str, m: &MemType) -> String {
 
 /// One export: doc lines, `(name, C type)` arguments, and the body's call
 /// (the routed call and the guard are the same for all).
-fn export(out: &mut String, doc: &[&str], name: &str, args: &[(&str, &str)], call: &str) {
+fn export(out: &mut String, doc: &[&str], name: &str, args: &[Arg], call: &str) {
     for line in doc {
         if line.is_empty() {
             out.push_str("///\n");
