@@ -3,12 +3,13 @@
 //! cache settings and `nc_reclaim_data`. The typed functions differ only in
 //! the memory type they pass; the untyped ones use the variable's own type.
 
-use super::args::{in_slice, non_null, out};
+use super::args::{
+    c_string_lossy, elems, elems_mut, free_strings, in_slice, malloc_c_strings, non_null, out, slice_mut,
+};
 use super::boundary::guard;
 use super::interpose::{by_ncid, real_fn};
 use super::nc::{read, write};
 use super::types::nc_type;
-use super::values::free_strings;
 use crate::engine::cache::{self, CacheConfig};
 use crate::engine::consts::*;
 use crate::engine::convert::elem_size;
@@ -17,7 +18,6 @@ use crate::engine::error::*;
 use crate::engine::model::Dataset;
 use crate::engine::slab::PerDim;
 use crate::engine::{NcError, NcResult};
-use std::ffi::CStr;
 use std::os::raw::{
     c_char, c_double, c_float, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulonglong, c_ushort,
     c_void,
@@ -128,7 +128,7 @@ pub(crate) unsafe fn get(
     read(ncid, |ds, gid| {
         let memtype = if memtype == NC_NAT { ds.var(gid, varid)?.nctype } else { memtype };
         if let Some(index) = one_index(ds, gid, varid, kind, startp, countp, ip, memtype)? {
-            let out = std::slice::from_raw_parts_mut(ip as *mut u8, elem_size(memtype));
+            let out = elems_mut(ip, 1, elem_size(memtype))?;
             if ds.get_one(gid, varid, &index, memtype, out)?.is_some() {
                 return Ok(());
             }
@@ -149,20 +149,11 @@ pub(crate) unsafe fn get(
                     return result;
                 }
             }
-            let dst = ip as *mut *mut c_char;
             // All copies are made before the caller's array is touched.
-            let mut made = Vec::new();
-            for p in s.offsets() {
-                match super::args::malloc_c_string(&strings[p]) {
-                    Ok(c) => made.push(c),
-                    Err(e) => {
-                        made.iter().for_each(|&c| libc::free(c as *mut c_void));
-                        return Err(e);
-                    }
-                }
-            }
-            for (p, &c) in s.offsets().zip(&made) {
-                *dst.add(p) = c;
+            let made = malloc_c_strings(s.offsets().map(|p| strings[p].as_str()))?;
+            let dst = slice_mut(ip as *mut *mut c_char, n)?;
+            for (p, c) in s.offsets().zip(made) {
+                dst[p] = c;
             }
             return result;
         }
@@ -170,7 +161,7 @@ pub(crate) unsafe fn get(
         if !(NC_BYTE..=NC_UINT64).contains(&memtype) {
             return Err(NcError::new(NC_EBADTYPE));
         }
-        let buf = std::slice::from_raw_parts_mut(ip as *mut u8, n * size);
+        let buf = elems_mut(ip, n, size)?;
         ds.get_slab(gid, varid, &s, MemOut::Bytes { memtype, buf })
     })
 }
@@ -191,7 +182,7 @@ pub(crate) unsafe fn put(
         let memtype = if memtype == NC_NAT { ds.var(gid, varid)?.nctype } else { memtype };
         ds.check_writable()?;
         if let Some(index) = one_index(ds, gid, varid, kind, startp, countp, op, memtype)? {
-            let input = std::slice::from_raw_parts(op as *const u8, elem_size(memtype));
+            let input = elems(op, 1, elem_size(memtype))?;
             if ds.put_one(gid, varid, &index, memtype, input)?.is_some() {
                 return Ok(());
             }
@@ -203,15 +194,11 @@ pub(crate) unsafe fn put(
         }
         non_null(op)?;
         if memtype == NC_STRING {
-            let src = op as *const *const c_char;
+            let src = in_slice(op as *const *const c_char, n)?;
             let mut strings =
                 crate::limits::try_filled(n, String::new()).map_err(|e| NcError::with(NC_ENOMEM, e.to_string()))?;
             for p in s.offsets() {
-                let c = *src.add(p);
-                if !c.is_null() {
-                    strings[p] = crate::limits::try_string_lossy(CStr::from_ptr(c).to_bytes())
-                        .map_err(|e| NcError::with(NC_ENOMEM, e.to_string()))?;
-                }
+                strings[p] = c_string_lossy(src[p])?;
             }
             return ds.put_slab(gid, varid, &s, MemIn::Strings(&strings));
         }
@@ -219,7 +206,7 @@ pub(crate) unsafe fn put(
             return Err(NcError::new(NC_EBADTYPE));
         }
         let size = elem_size(memtype);
-        let buf = std::slice::from_raw_parts(op as *const u8, n * size);
+        let buf = elems(op, n, size)?;
         ds.put_slab(gid, varid, &s, MemIn::Bytes { memtype, buf })
     })
 }
