@@ -3,6 +3,14 @@
 //! The header is written to `$OUT_DIR/nczarr_rs.h`. The copy committed in
 //! `include/nczarr_rs.h` is checked against it by `tests/header.rs`; run
 //! `NCZARR_RS_UPDATE_HEADER=1 cargo build` to refresh the committed copy.
+//!
+//! It also writes the typed families of the C API (`nc_get_vara_float`,
+//! `nc_put_att_int`, ...) from the table in `codegen/typed_exports.rs` into
+//! `$OUT_DIR`, where `src/ffi/data.rs` and `src/ffi/atts.rs` include them,
+//! and gives cbindgen a copy of `src/` with those `include!`s expanded.
+
+#[path = "codegen/typed_exports.rs"]
+mod typed_exports;
 
 use std::env;
 use std::path::PathBuf;
@@ -11,13 +19,24 @@ fn main() {
     let crate_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=codegen");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-env-changed=NCZARR_RS_UPDATE_HEADER");
+
+    let (data, atts) = (typed_exports::data_exports(), typed_exports::att_exports());
+    std::fs::write(out_dir.join(typed_exports::DATA_FILE), &data).expect("OUT_DIR is writable");
+    std::fs::write(out_dir.join(typed_exports::ATTS_FILE), &atts).expect("OUT_DIR is writable");
+    let cbindgen_src = out_dir.join("cbindgen-src");
+    typed_exports::splice(
+        &crate_dir.join("src"),
+        &cbindgen_src,
+        &[(typed_exports::DATA_FILE, &data), (typed_exports::ATTS_FILE, &atts)],
+    );
 
     let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml is valid");
     let bindings = cbindgen::Builder::new()
         .with_config(config)
-        .with_src(crate_dir.join("src/lib.rs"))
+        .with_src(cbindgen_src.join("lib.rs"))
         .generate()
         .expect("cbindgen can parse the crate");
     let mut raw = Vec::new();

@@ -697,3 +697,22 @@ fn one_element_calls_agree_with_the_general_path() {
         assert_eq!(nc_close(b), 0);
     }
 }
+
+#[test]
+fn copy_data_rejects_a_byte_count_that_overflows() {
+    // 2^62 ints are 2^64 bytes: the count times the size must not wrap (to 0,
+    // a copy of nothing reported as done).
+    unsafe {
+        let (nc, _) = dataset("copy_data_overflow", NC_INT);
+        let (src, mut dst) = ([1i32; 4], [0i32; 4]);
+        let huge = 1usize << 62;
+        let rc = nczarr_rs::ffi::compat::nc_copy_data(nc, NC_INT, src.as_ptr().cast(), huge, dst.as_mut_ptr().cast());
+        assert_eq!(rc, NC_EINVAL);
+        assert_eq!(
+            nczarr_rs::ffi::compat::nc_copy_data(nc, NC_INT, src.as_ptr().cast(), 4, dst.as_mut_ptr().cast()),
+            0
+        );
+        assert_eq!(dst, src);
+        assert_eq!(nc_close(nc), 0);
+    }
+}

@@ -4,9 +4,9 @@
 //! is 32-bit). Values out of range are still stored or returned (C cast
 //! semantics) and the call reports `NC_ERANGE`, as in netCDF-C.
 
-use super::interpose::{by_ncid, is_ours};
 use super::args::{c_str, out, out_name};
 use super::boundary::{guard, status};
+use super::interpose::{by_ncid, is_ours};
 use super::nc::{read, write};
 use super::types::nc_type;
 use super::values::{from_mem, to_mem};
@@ -14,13 +14,24 @@ use crate::engine::consts::*;
 use crate::engine::error::*;
 use crate::engine::types::{is_atomic, range_result, type_size};
 use crate::engine::{NcError, NcResult};
-use std::os::raw::{c_char, c_double, c_float, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
+use std::os::raw::{
+    c_char, c_double, c_float, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulonglong, c_ushort,
+    c_void,
+};
 
 /// The memory type of C `long`.
 const LONG_TYPE: nc_type = if std::mem::size_of::<c_long>() == 8 { NC_INT64 } else { NC_INT };
 
 /// Stores `len` values of `memtype` at `op` as attribute `name` of type `xtype`.
-pub(crate) unsafe fn put_att(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_void, memtype: nc_type) -> NcResult<()> {
+pub(crate) unsafe fn put_att(
+    ncid: c_int,
+    varid: c_int,
+    name: *const c_char,
+    xtype: nc_type,
+    len: usize,
+    op: *const c_void,
+    memtype: nc_type,
+) -> NcResult<()> {
     let name = c_str(name)?;
     if !is_atomic(xtype) {
         return Err(NcError::new(NC_EBADTYPE));
@@ -32,7 +43,13 @@ pub(crate) unsafe fn put_att(ncid: c_int, varid: c_int, name: *const c_char, xty
 }
 
 /// Reads attribute `name` into `ip` as `memtype` (`NC_NAT`: its own type).
-pub(crate) unsafe fn get_att(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_void, memtype: nc_type) -> NcResult<()> {
+pub(crate) unsafe fn get_att(
+    ncid: c_int,
+    varid: c_int,
+    name: *const c_char,
+    ip: *mut c_void,
+    memtype: nc_type,
+) -> NcResult<()> {
     let name = c_str(name)?;
     let values = read(ncid, |ds, gid| ds.get_att(gid, varid, name))?;
     let memtype = if memtype == NC_NAT { values.nc_type() } else { memtype };
@@ -41,256 +58,11 @@ pub(crate) unsafe fn get_att(ncid: c_int, varid: c_int, name: *const c_char, ip:
     range_result(range_err)
 }
 
-/// Untyped put: the memory holds values of `xtype`.
-///
-/// # Safety
-/// `name` is a NUL-terminated string; `op` holds `len` values of `xtype`.
-#[no_mangle]
-pub unsafe extern "C" fn nc_put_att(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_void) -> c_int {
-    by_ncid!(ncid => nc_put_att(ncid, varid, name, xtype, len, op));
-    guard("nc_put_att", || put_att(ncid, varid, name, xtype, len, op, xtype))
-}
-
-/// A text (`NC_CHAR`) attribute of `len` characters.
-///
-/// # Safety
-/// `name` is a NUL-terminated string; `op` holds `len` characters.
-#[no_mangle]
-pub unsafe extern "C" fn nc_put_att_text(ncid: c_int, varid: c_int, name: *const c_char, len: usize, op: *const c_char) -> c_int {
-    by_ncid!(ncid => nc_put_att_text(ncid, varid, name, len, op));
-    guard("nc_put_att_text", || put_att(ncid, varid, name, NC_CHAR, len, op.cast(), NC_CHAR))
-}
-
-/// An `NC_STRING` attribute of `len` strings.
-///
-/// # Safety
-/// `name` is a NUL-terminated string; `op` holds `len` string pointers.
-#[no_mangle]
-pub unsafe extern "C" fn nc_put_att_string(ncid: c_int, varid: c_int, name: *const c_char, len: usize, op: *mut *const c_char) -> c_int {
-    by_ncid!(ncid => nc_put_att_string(ncid, varid, name, len, op));
-    guard("nc_put_att_string", || put_att(ncid, varid, name, NC_STRING, len, op as *const c_void, NC_STRING))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `op` holds `len` values.
-#[no_mangle]
-pub unsafe extern "C" fn nc_put_att_schar(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_schar) -> c_int {
-    by_ncid!(ncid => nc_put_att_schar(ncid, varid, name, xtype, len, op));
-    guard("nc_put_att_schar", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_BYTE))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `op` holds `len` values.
-#[no_mangle]
-pub unsafe extern "C" fn nc_put_att_uchar(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_uchar) -> c_int {
-    by_ncid!(ncid => nc_put_att_uchar(ncid, varid, name, xtype, len, op));
-    guard("nc_put_att_uchar", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_UBYTE))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `op` holds `len` values.
-#[no_mangle]
-pub unsafe extern "C" fn nc_put_att_short(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_short) -> c_int {
-    by_ncid!(ncid => nc_put_att_short(ncid, varid, name, xtype, len, op));
-    guard("nc_put_att_short", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_SHORT))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `op` holds `len` values.
-#[no_mangle]
-pub unsafe extern "C" fn nc_put_att_int(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_int) -> c_int {
-    by_ncid!(ncid => nc_put_att_int(ncid, varid, name, xtype, len, op));
-    guard("nc_put_att_int", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_INT))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `op` holds `len` values.
-#[no_mangle]
-pub unsafe extern "C" fn nc_put_att_long(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_long) -> c_int {
-    by_ncid!(ncid => nc_put_att_long(ncid, varid, name, xtype, len, op));
-    guard("nc_put_att_long", || put_att(ncid, varid, name, xtype, len, op.cast(), LONG_TYPE))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `op` holds `len` values.
-#[no_mangle]
-pub unsafe extern "C" fn nc_put_att_float(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_float) -> c_int {
-    by_ncid!(ncid => nc_put_att_float(ncid, varid, name, xtype, len, op));
-    guard("nc_put_att_float", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_FLOAT))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `op` holds `len` values.
-#[no_mangle]
-pub unsafe extern "C" fn nc_put_att_double(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_double) -> c_int {
-    by_ncid!(ncid => nc_put_att_double(ncid, varid, name, xtype, len, op));
-    guard("nc_put_att_double", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_DOUBLE))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `op` holds `len` values.
-#[no_mangle]
-pub unsafe extern "C" fn nc_put_att_ubyte(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_uchar) -> c_int {
-    by_ncid!(ncid => nc_put_att_ubyte(ncid, varid, name, xtype, len, op));
-    guard("nc_put_att_ubyte", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_UBYTE))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `op` holds `len` values.
-#[no_mangle]
-pub unsafe extern "C" fn nc_put_att_ushort(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_ushort) -> c_int {
-    by_ncid!(ncid => nc_put_att_ushort(ncid, varid, name, xtype, len, op));
-    guard("nc_put_att_ushort", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_USHORT))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `op` holds `len` values.
-#[no_mangle]
-pub unsafe extern "C" fn nc_put_att_uint(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_uint) -> c_int {
-    by_ncid!(ncid => nc_put_att_uint(ncid, varid, name, xtype, len, op));
-    guard("nc_put_att_uint", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_UINT))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `op` holds `len` values.
-#[no_mangle]
-pub unsafe extern "C" fn nc_put_att_longlong(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_longlong) -> c_int {
-    by_ncid!(ncid => nc_put_att_longlong(ncid, varid, name, xtype, len, op));
-    guard("nc_put_att_longlong", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_INT64))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `op` holds `len` values.
-#[no_mangle]
-pub unsafe extern "C" fn nc_put_att_ulonglong(ncid: c_int, varid: c_int, name: *const c_char, xtype: nc_type, len: usize, op: *const c_ulonglong) -> c_int {
-    by_ncid!(ncid => nc_put_att_ulonglong(ncid, varid, name, xtype, len, op));
-    guard("nc_put_att_ulonglong", || put_att(ncid, varid, name, xtype, len, op.cast(), NC_UINT64))
-}
-
-/// Untyped get: the values in the attribute's own type.
-///
-/// # Safety
-/// `name` is a NUL-terminated string; `ip` has room for the values.
-#[no_mangle]
-pub unsafe extern "C" fn nc_get_att(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_void) -> c_int {
-    by_ncid!(ncid => nc_get_att(ncid, varid, name, ip));
-    guard("nc_get_att", || get_att(ncid, varid, name, ip, NC_NAT))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `ip` has room for the characters (no
-/// NUL is added, as in netCDF-C).
-#[no_mangle]
-pub unsafe extern "C" fn nc_get_att_text(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_char) -> c_int {
-    by_ncid!(ncid => nc_get_att_text(ncid, varid, name, ip));
-    guard("nc_get_att_text", || get_att(ncid, varid, name, ip.cast(), NC_CHAR))
-}
-
-/// The strings are `malloc`ed: release them with `nc_free_string`.
-///
-/// # Safety
-/// `name` is a NUL-terminated string; `ip` has room for the pointers.
-#[no_mangle]
-pub unsafe extern "C" fn nc_get_att_string(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut *mut c_char) -> c_int {
-    by_ncid!(ncid => nc_get_att_string(ncid, varid, name, ip));
-    guard("nc_get_att_string", || get_att(ncid, varid, name, ip.cast(), NC_STRING))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
-#[no_mangle]
-pub unsafe extern "C" fn nc_get_att_schar(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_schar) -> c_int {
-    by_ncid!(ncid => nc_get_att_schar(ncid, varid, name, ip));
-    guard("nc_get_att_schar", || get_att(ncid, varid, name, ip.cast(), NC_BYTE))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
-#[no_mangle]
-pub unsafe extern "C" fn nc_get_att_uchar(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_uchar) -> c_int {
-    by_ncid!(ncid => nc_get_att_uchar(ncid, varid, name, ip));
-    guard("nc_get_att_uchar", || get_att(ncid, varid, name, ip.cast(), NC_UBYTE))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
-#[no_mangle]
-pub unsafe extern "C" fn nc_get_att_short(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_short) -> c_int {
-    by_ncid!(ncid => nc_get_att_short(ncid, varid, name, ip));
-    guard("nc_get_att_short", || get_att(ncid, varid, name, ip.cast(), NC_SHORT))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
-#[no_mangle]
-pub unsafe extern "C" fn nc_get_att_int(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_int) -> c_int {
-    by_ncid!(ncid => nc_get_att_int(ncid, varid, name, ip));
-    guard("nc_get_att_int", || get_att(ncid, varid, name, ip.cast(), NC_INT))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
-#[no_mangle]
-pub unsafe extern "C" fn nc_get_att_long(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_long) -> c_int {
-    by_ncid!(ncid => nc_get_att_long(ncid, varid, name, ip));
-    guard("nc_get_att_long", || get_att(ncid, varid, name, ip.cast(), LONG_TYPE))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
-#[no_mangle]
-pub unsafe extern "C" fn nc_get_att_float(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_float) -> c_int {
-    by_ncid!(ncid => nc_get_att_float(ncid, varid, name, ip));
-    guard("nc_get_att_float", || get_att(ncid, varid, name, ip.cast(), NC_FLOAT))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
-#[no_mangle]
-pub unsafe extern "C" fn nc_get_att_double(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_double) -> c_int {
-    by_ncid!(ncid => nc_get_att_double(ncid, varid, name, ip));
-    guard("nc_get_att_double", || get_att(ncid, varid, name, ip.cast(), NC_DOUBLE))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
-#[no_mangle]
-pub unsafe extern "C" fn nc_get_att_ubyte(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_uchar) -> c_int {
-    by_ncid!(ncid => nc_get_att_ubyte(ncid, varid, name, ip));
-    guard("nc_get_att_ubyte", || get_att(ncid, varid, name, ip.cast(), NC_UBYTE))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
-#[no_mangle]
-pub unsafe extern "C" fn nc_get_att_ushort(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_ushort) -> c_int {
-    by_ncid!(ncid => nc_get_att_ushort(ncid, varid, name, ip));
-    guard("nc_get_att_ushort", || get_att(ncid, varid, name, ip.cast(), NC_USHORT))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
-#[no_mangle]
-pub unsafe extern "C" fn nc_get_att_uint(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_uint) -> c_int {
-    by_ncid!(ncid => nc_get_att_uint(ncid, varid, name, ip));
-    guard("nc_get_att_uint", || get_att(ncid, varid, name, ip.cast(), NC_UINT))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
-#[no_mangle]
-pub unsafe extern "C" fn nc_get_att_longlong(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_longlong) -> c_int {
-    by_ncid!(ncid => nc_get_att_longlong(ncid, varid, name, ip));
-    guard("nc_get_att_longlong", || get_att(ncid, varid, name, ip.cast(), NC_INT64))
-}
-
-/// # Safety
-/// `name` is a NUL-terminated string; `ip` has room for the attribute's length.
-#[no_mangle]
-pub unsafe extern "C" fn nc_get_att_ulonglong(ncid: c_int, varid: c_int, name: *const c_char, ip: *mut c_ulonglong) -> c_int {
-    by_ncid!(ncid => nc_get_att_ulonglong(ncid, varid, name, ip));
-    guard("nc_get_att_ulonglong", || get_att(ncid, varid, name, ip.cast(), NC_UINT64))
-}
+// `nc_put_att`, `nc_get_att` and their typed variants (`nc_put_att_text`,
+// `nc_get_att_double`, ...), written by build.rs from the table in
+// codegen/typed_exports.rs: each routes with `by_ncid!` and calls `put_att`
+// or `get_att` above inside `guard`.
+include!(concat!(env!("OUT_DIR"), "/ffi_atts_exports.rs"));
 
 /// Type and length of an attribute (also the hidden `_NCProperties`,
 /// `_SuperblockVersion` and `_IsNetcdf4` of the root group).
@@ -298,7 +70,13 @@ pub unsafe extern "C" fn nc_get_att_ulonglong(ncid: c_int, varid: c_int, name: *
 /// # Safety
 /// `name` is a NUL-terminated string; outputs are NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn nc_inq_att(ncid: c_int, varid: c_int, name: *const c_char, xtypep: *mut nc_type, lenp: *mut usize) -> c_int {
+pub unsafe extern "C" fn nc_inq_att(
+    ncid: c_int,
+    varid: c_int,
+    name: *const c_char,
+    xtypep: *mut nc_type,
+    lenp: *mut usize,
+) -> c_int {
     by_ncid!(ncid => nc_inq_att(ncid, varid, name, xtypep, lenp));
     guard("nc_inq_att", || {
         let name = c_str(name)?;
@@ -356,7 +134,11 @@ pub unsafe extern "C" fn nc_inq_attname(ncid: c_int, varid: c_int, attnum: c_int
     guard("nc_inq_attname", || {
         let n = read(ncid, |ds, gid| {
             let atts = ds.atts(gid, varid)?;
-            usize::try_from(attnum).ok().and_then(|i| atts.get(i)).map(|a| a.name.clone()).ok_or(NcError::new(NC_ENOTATT))
+            usize::try_from(attnum)
+                .ok()
+                .and_then(|i| atts.get(i))
+                .map(|a| a.name.clone())
+                .ok_or(NcError::new(NC_ENOTATT))
         })?;
         out_name(name, &n);
         Ok(())
@@ -377,7 +159,12 @@ pub unsafe extern "C" fn nc_del_att(ncid: c_int, varid: c_int, name: *const c_ch
 /// # Safety
 /// Both names are NUL-terminated strings.
 #[no_mangle]
-pub unsafe extern "C" fn nc_rename_att(ncid: c_int, varid: c_int, name: *const c_char, newname: *const c_char) -> c_int {
+pub unsafe extern "C" fn nc_rename_att(
+    ncid: c_int,
+    varid: c_int,
+    name: *const c_char,
+    newname: *const c_char,
+) -> c_int {
     by_ncid!(ncid => nc_rename_att(ncid, varid, name, newname));
     guard("nc_rename_att", || {
         let (old, new) = (c_str(name)?, c_str(newname)?);
@@ -390,7 +177,13 @@ pub unsafe extern "C" fn nc_rename_att(ncid: c_int, varid: c_int, name: *const c
 /// # Safety
 /// `name` is a NUL-terminated string.
 #[no_mangle]
-pub unsafe extern "C" fn nc_copy_att(ncid_in: c_int, varid_in: c_int, name: *const c_char, ncid_out: c_int, varid_out: c_int) -> c_int {
+pub unsafe extern "C" fn nc_copy_att(
+    ncid_in: c_int,
+    varid_in: c_int,
+    name: *const c_char,
+    ncid_out: c_int,
+    varid_out: c_int,
+) -> c_int {
     if !is_ours(ncid_out) {
         by_ncid!(ncid_in => nc_copy_att(ncid_in, varid_in, name, ncid_out, varid_out));
     }
@@ -407,7 +200,13 @@ pub unsafe extern "C" fn nc_copy_att(ncid_in: c_int, varid_in: c_int, name: *con
 
 /// `nc_copy_att` between this library and another (each side's calls are
 /// routed by ncid), through the public API as netCDF-C's own `nc_copy_att`.
-unsafe fn copy_att_across(ncid_in: c_int, varid_in: c_int, name: *const c_char, ncid_out: c_int, varid_out: c_int) -> NcResult<()> {
+unsafe fn copy_att_across(
+    ncid_in: c_int,
+    varid_in: c_int,
+    name: *const c_char,
+    ncid_out: c_int,
+    varid_out: c_int,
+) -> NcResult<()> {
     let (mut xtype, mut len) = (0, 0usize);
     status(nc_inq_att(ncid_in, varid_in, name, &mut xtype, &mut len))?;
     if xtype == NC_STRING {

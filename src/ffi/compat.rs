@@ -7,7 +7,7 @@
 //! work in the engine (`engine::copy`), the C translation here.
 #![allow(non_camel_case_types)]
 
-use super::args::{c_str, in_slice, non_null, out};
+use super::args::{c_str, elems, elems_mut, in_mut, in_slice, non_null, out, out_slice, slice_mut};
 use super::boundary::{guard, status};
 use super::interpose::{always, by_ncid, by_path, is_ours};
 use super::nc::{read, write};
@@ -244,10 +244,10 @@ pub extern "C" fn nc_get_vlen_element(
 #[no_mangle]
 pub unsafe extern "C" fn nc_free_vlen(vl: *mut nc_vlen_t) -> c_int {
     guard("nc_free_vlen", || {
-        non_null(vl)?;
-        libc::free((*vl).p);
-        (*vl).p = std::ptr::null_mut();
-        (*vl).len = 0;
+        let v = in_mut(vl)?;
+        libc::free(v.p);
+        v.p = std::ptr::null_mut();
+        v.len = 0;
         Ok(())
     })
 }
@@ -259,14 +259,10 @@ pub unsafe extern "C" fn nc_free_vlen(vl: *mut nc_vlen_t) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn nc_free_vlens(len: usize, vlens: *mut nc_vlen_t) -> c_int {
     guard("nc_free_vlens", || {
-        if len > 0 {
-            non_null(vlens)?;
-        }
-        for i in 0..len {
-            let v = vlens.add(i);
-            libc::free((*v).p);
-            (*v).p = std::ptr::null_mut();
-            (*v).len = 0;
+        for v in slice_mut(vlens, len)? {
+            libc::free(v.p);
+            v.p = std::ptr::null_mut();
+            v.len = 0;
         }
         Ok(())
     })
@@ -666,13 +662,13 @@ unsafe fn copy_data(
     non_null(copy)?;
     if xtypeid == NC_STRING {
         let src = in_slice(memory as *const *const c_char, count)?;
-        let dst = copy as *mut *mut c_char;
-        for (i, &s) in src.iter().enumerate() {
-            *dst.add(i) = if s.is_null() { std::ptr::null_mut() } else { libc::strdup(s) };
+        let dst = slice_mut(copy as *mut *mut c_char, count)?;
+        for (d, &s) in dst.iter_mut().zip(src) {
+            *d = if s.is_null() { std::ptr::null_mut() } else { libc::strdup(s) };
         }
     } else {
-        let n = count * type_size(xtypeid).unwrap_or(1);
-        std::ptr::copy_nonoverlapping(memory as *const u8, copy as *mut u8, n);
+        let size = type_size(xtypeid).unwrap_or(1);
+        elems_mut(copy, count, size)?.copy_from_slice(elems(memory, count, size)?);
     }
     Ok(())
 }
@@ -701,7 +697,7 @@ pub unsafe extern "C" fn nc_copy_data_all(
             libc::free(p);
             return Err(e);
         }
-        *copyp = p;
+        out(copyp, p);
         Ok(())
     })
 }
@@ -797,7 +793,7 @@ pub unsafe extern "C" fn NCZ_read_chunk(
         })?;
         if !chunk.is_empty() {
             non_null(chunkdata)?;
-            std::ptr::copy_nonoverlapping(chunk.as_ptr(), chunkdata as *mut u8, chunk.len());
+            out_slice(chunkdata as *mut u8, &chunk);
         }
         Ok(())
     })

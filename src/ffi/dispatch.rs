@@ -19,6 +19,7 @@
 //! `NC_ENOTNC4`, as in netCDF-C's own NCZarr table.
 #![allow(clippy::too_many_arguments)]
 
+use super::args::{out, slice_mut};
 use super::boundary::{guard, status};
 use super::compat::NC_Dispatch;
 use super::nc::{udf_attach, udf_ncid};
@@ -233,8 +234,8 @@ unsafe extern "C" fn d_inq_var_all(
         if rc == NC_NOERR && (!contiguousp.is_null() || !chunksizesp.is_null()) {
             let mut storage = 0;
             rc = vars::nc_inq_var_chunking(n, varid, &mut storage, chunksizesp);
-            if rc == NC_NOERR && !contiguousp.is_null() {
-                *contiguousp = storage;
+            if rc == NC_NOERR {
+                out(contiguousp, storage);
             }
         }
         if rc == NC_NOERR && (!no_fill.is_null() || !fill_valuep.is_null()) {
@@ -244,12 +245,8 @@ unsafe extern "C" fn d_inq_var_all(
             rc = vars::nc_inq_var_endian(n, varid, endiannessp);
         }
         if rc == NC_NOERR {
-            if !idp.is_null() {
-                *idp = 0;
-            }
-            if !nparamsp.is_null() {
-                *nparamsp = 0;
-            }
+            out(idp, 0);
+            out(nparamsp, 0);
         }
         rc
     })
@@ -351,13 +348,12 @@ unsafe extern "C" fn d_inq_grps(ncid: c_int, n_out: *mut c_int, ids: *mut c_int)
     let rc = fwd("nczarr_rs_udf_inq_grps", ncid, |nc| files::nc_inq_grps(nc, &mut n, ids));
     if rc == NC_NOERR {
         if !ids.is_null() {
-            for i in 0..n as usize {
-                *ids.add(i) = (ncid & !0xffff) | (*ids.add(i) & 0xffff);
+            // (non-NULL and filled by nc_inq_grps: the slice cannot fail)
+            if let Ok(ids) = slice_mut(ids, n.max(0) as usize) {
+                ids.iter_mut().for_each(|id| *id = (ncid & !0xffff) | (*id & 0xffff));
             }
         }
-        if !n_out.is_null() {
-            *n_out = n;
-        }
+        out(n_out, n);
     }
     rc
 }
@@ -371,8 +367,8 @@ unsafe fn theirs_out(
 ) -> c_int {
     let mut g = 0;
     let rc = fwd(name, ncid, |n| f(n, &mut g));
-    if rc == NC_NOERR && !outp.is_null() {
-        *outp = (ncid & !0xffff) | (g & 0xffff);
+    if rc == NC_NOERR {
+        out(outp, (ncid & !0xffff) | (g & 0xffff));
     }
     rc
 }

@@ -239,7 +239,7 @@ pub(crate) fn claims(path: *const c_char, create: bool) -> bool {
         return true;
     }
     // SAFETY: the caller passes a NUL-terminated path.
-    match unsafe { CStr::from_ptr(path) }.to_str() {
+    match unsafe { super::args::c_str(path) } {
         Ok(p) => crate::engine::file::claims(p, create),
         Err(_) => false,
     }

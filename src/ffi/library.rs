@@ -1,5 +1,6 @@
 //! Library-wide C functions: `nc_strerror`, `nc_inq_libvers`.
 
+use super::args::c_string_lossy;
 use super::boundary::guard_or;
 use super::interpose::always;
 use crate::engine::error::error_text;
@@ -85,10 +86,9 @@ pub unsafe extern "C" fn nczarr_rs_advise(routine_name: *const c_char, err: c_in
     super::boundary::guard("nczarr_rs_advise", || {
         use std::io::Write;
         const NCOPTS: c_int = crate::engine::consts::NC_VERBOSE | crate::engine::consts::NC_FATAL;
-        let text = |p: *const c_char| if p.is_null() { "".into() } else { CStr::from_ptr(p).to_string_lossy() };
-        let mut line = format!("{}: {}", text(routine_name), text(message));
+        let mut line = format!("{}: {}", c_string_lossy(routine_name)?, c_string_lossy(message)?);
         if err != crate::engine::error::NC_NOERR {
-            line.push_str(&format!(": {}", text(nc_strerror(err))));
+            line.push_str(&format!(": {}", c_string_lossy(nc_strerror(err))?));
         }
         let mut stderr = std::io::stderr().lock();
         let _ = writeln!(stderr, "{line}");

@@ -12,7 +12,7 @@
 //! `nc_close_memio` hands back its archive bytes.
 #![allow(non_camel_case_types)]
 
-use super::args::{bytes, c_str, out};
+use super::args::{bytes, c_str, in_ref, malloc_bytes, out};
 use super::boundary::guard;
 use super::interpose::{always, by_ncid, by_path};
 use super::nc::{add_file, make_ncid, split};
@@ -97,8 +97,7 @@ fn is_zip_image(memory: *const c_void, size: usize) -> bool {
         return false;
     }
     // SAFETY: the caller passes `size` readable bytes.
-    let head = unsafe { std::slice::from_raw_parts(memory as *const u8, 4) };
-    head == b"PK\x03\x04" || head == b"PK\x05\x06"
+    unsafe { bytes(memory, 4) }.is_ok_and(|head| head == b"PK\x03\x04" || head == b"PK\x05\x06")
 }
 
 /// What an image this library cannot read is, as netCDF-C would say it
@@ -184,14 +183,14 @@ pub unsafe extern "C" fn nc_open_memio(
     params: *mut NC_memio,
     ncidp: *mut c_int,
 ) -> c_int {
-    if params.is_null() || !is_zip_image((*params).memory, (*params).size) {
+    if !in_ref(params).is_ok_and(|p| is_zip_image(p.memory, p.size)) {
         always!(nc_open_memio(path, mode, params, ncidp));
     }
     guard("nc_open_memio", || {
         if path.is_null() || params.is_null() {
             return Err(NcError::new(NC_EINVAL));
         }
-        let p = &*params;
+        let p = in_ref(params)?;
         if p.memory.is_null() || p.size < MAGIC_NUMBER_LEN || mode & NC_MMAP != 0 {
             return Err(NcError::new(NC_EINVAL));
         }
@@ -256,11 +255,11 @@ pub unsafe extern "C" fn nc_close_memio(ncid: c_int, info: *mut NC_memio) -> c_i
         let image = images().remove(&fid);
         let result = match (&image, info.is_null()) {
             (Some(Image::Caller { memory, size, flags }), false) => {
-                *info = NC_memio { size: *size, memory: *memory, flags: *flags };
+                out(info, NC_memio { size: *size, memory: *memory, flags: *flags });
                 Ok(())
             }
             (Some(Image::Temp(p)), false) => malloc_file(p).map(|(memory, size)| {
-                *info = NC_memio { size, memory, flags: 0 };
+                out(info, NC_memio { size, memory, flags: 0 });
             }),
             _ => Ok(()),
         };
@@ -274,13 +273,5 @@ pub unsafe extern "C" fn nc_close_memio(ncid: c_int, info: *mut NC_memio) -> c_i
 /// The bytes of file `p` in a new `malloc`ed buffer.
 fn malloc_file(p: &std::path::Path) -> NcResult<(*mut c_void, usize)> {
     let data = std::fs::read(p).map_err(|e| NcError::with(e.raw_os_error().unwrap_or(NC_EIO), e.to_string()))?;
-    // SAFETY: malloc of data.len() bytes (at least 1), filled completely.
-    unsafe {
-        let buf = libc::malloc(data.len().max(1));
-        if buf.is_null() {
-            return Err(NcError::new(NC_ENOMEM));
-        }
-        std::ptr::copy_nonoverlapping(data.as_ptr(), buf as *mut u8, data.len());
-        Ok((buf, data.len()))
-    }
+    Ok((malloc_bytes(&data)?, data.len()))
 }

@@ -20,13 +20,9 @@
 
 pub mod aggregate;
 pub(crate) mod args;
-// atts.rs and data.rs hold the typed variants (30 and 140), one signature
-// line each, so that they read as the tables they are: rustfmt leaves them.
-#[rustfmt::skip]
 pub mod atts;
 pub mod boundary;
 pub mod compat;
-#[rustfmt::skip]
 pub mod data;
 pub mod dispatch;
 pub(crate) mod external;

@@ -7,7 +7,7 @@
 //! no HDF5 metadata blocks).
 #![allow(non_camel_case_types)]
 
-use super::args::{malloc_c_string, opt_c_str, out};
+use super::args::{in_mut, in_ref, malloc_c_string, opt_c_str, out, slice_mut};
 use super::boundary::{guard, guard_or};
 use super::interpose::always;
 use crate::engine::error::*;
@@ -139,7 +139,7 @@ pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
             return Ok(());
         }
         let list = plugin_path().clone();
-        let d = &mut *dirs;
+        let d = in_mut(dirs)?;
         d.ndirs = list.len();
         if d.ndirs > 0 && d.dirs.is_null() {
             d.dirs = libc::calloc(d.ndirs, std::mem::size_of::<*mut c_char>()) as *mut *mut c_char;
@@ -147,8 +147,8 @@ pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
                 return Err(NcError::new(NC_ENOMEM));
             }
         }
-        for (i, dir) in list.iter().enumerate() {
-            *d.dirs.add(i) = match dir {
+        for (slot, dir) in slice_mut(d.dirs, d.ndirs)?.iter_mut().zip(&list) {
+            *slot = match dir {
                 Some(s) => malloc_c_string(s)?,
                 None => std::ptr::null_mut(),
             };
@@ -167,10 +167,7 @@ pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
 pub unsafe extern "C" fn nc_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
     always!(nc_plugin_path_set(dirs));
     guard("nc_plugin_path_set", || {
-        if dirs.is_null() {
-            return Err(NcError::new(NC_EINVAL));
-        }
-        let d = &*dirs;
+        let d = in_ref(dirs)?;
         let list: NcResult<Vec<Option<String>>> = if d.ndirs == 0 {
             Ok(Vec::new())
         } else {

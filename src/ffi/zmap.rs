@@ -10,7 +10,7 @@
 //!   `start > 0` it updates that byte range and keeps the rest.
 //! * `nczmap_read` of a range past the end of an object is `NC_EEDGE`.
 
-use super::args::{bytes, bytes_mut, c_str, free_c_string_array, malloc_c_string_array, non_null, opt_c_str};
+use super::args::{bytes, bytes_mut, c_str, free_c_string_array, malloc_c_string_array, non_null, opt_c_str, out};
 use super::boundary::{guard, guard_or};
 use super::handles::HandleTable;
 use super::types::{size64_t, NCZM_FEATURES, NCZM_IMPL};
@@ -66,7 +66,7 @@ unsafe fn new_map(
     }
     let store = make(driver(imp)?, path)?;
     let id = MAPS.insert(store)?;
-    *mapidp = id;
+    out(mapidp, id);
     Ok(())
 }
 
@@ -152,7 +152,7 @@ pub unsafe extern "C" fn nczmap_len(mapid: c_int, key: *const c_char, sizep: *mu
         non_null(sizep)?;
         let store = MAPS.get(mapid)?;
         let size = store.size(&parse_key(c_str(key)?)?)?.ok_or(NcError::new(NC_EEMPTY))?;
-        *sizep = size;
+        out(sizep, size);
         Ok(())
     })
 }
@@ -230,8 +230,8 @@ pub unsafe extern "C" fn nczmap_search(
         let prefix = parse_key(opt_c_str(prefix)?.unwrap_or("/"))?;
         let names = store.list_dir(&prefix)?.ok_or(NcError::new(NC_ENOOBJECT))?;
         let arr = malloc_c_string_array(&names)?;
-        *nmatchesp = names.len();
-        *matchesp = arr;
+        out(nmatchesp, names.len());
+        out(matchesp, arr);
         Ok(())
     })
 }
