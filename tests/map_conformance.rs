@@ -42,8 +42,16 @@ mod file {
             Driver::File.open(&url, writable).unwrap()
         }
     }
+    impl nczarr_rs::map::conformance::SymlinkFixture for Files {
+        fn symlink(&self, name: &str, key: &str, target: &std::path::Path) {
+            let link = Self::path(name).join(key.trim_start_matches('/'));
+            std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+            let _ = std::fs::remove_file(&link);
+            std::os::unix::fs::symlink(target, link).unwrap();
+        }
+    }
 
-    nczarr_rs::store_conformance_tests!(Files);
+    nczarr_rs::store_conformance_tests!(Files, symlinks);
 }
 
 mod zip {

@@ -1,6 +1,7 @@
 //! The S3 driver against an S3-compatible server (moto, started by
 //! scripts/test-all.sh, which sets NCZARR_RS_S3_TEST_URL). Without a server
-//! the tests say so and pass, unless NCZARR_RS_REQUIRE_S3=1 (as in CI).
+//! the tests say so and pass, unless NCZARR_RS_REQUIRE_S3=1 (as in CI):
+//! then they fail (tests/support/s3_server.rs).
 
 use nczarr_rs::engine::consts::*;
 use nczarr_rs::engine::data::{MemIn, MemOut};
@@ -9,15 +10,13 @@ use nczarr_rs::engine::types::Values;
 use nczarr_rs::map::{Driver, MapError, Store, StoreKey};
 use std::sync::{Arc, LazyLock};
 
+#[path = "support/s3_server.rs"]
+mod s3_server;
+
 /// Base URL (`http://host:port/bucket`) plus a prefix unique to this run.
 static BASE: LazyLock<Option<String>> = LazyLock::new(|| {
-    let url = std::env::var("NCZARR_RS_S3_TEST_URL").ok().filter(|u| !u.is_empty());
-    if url.is_none() {
-        assert!(std::env::var("NCZARR_RS_REQUIRE_S3").as_deref() != Ok("1"), "NCZARR_RS_S3_TEST_URL is not set");
-        eprintln!("s3 tests: NCZARR_RS_S3_TEST_URL is not set; no S3 server, nothing tested");
-    }
     let run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-    url.map(|u| format!("{u}/run{run}"))
+    s3_server::base_url("s3 tests").map(|u| format!("{u}/run{run}"))
 });
 
 fn url(name: &str) -> Option<String> {
@@ -35,41 +34,14 @@ mod conformance {
         fn reopen(&self, name: &str, writable: bool) -> Arc<dyn Store> {
             Driver::S3.open(&url(name).unwrap(), writable).unwrap()
         }
+        /// The checks run when a server is there (else `BASE` panics
+        /// when one is required).
+        fn available(&self) -> bool {
+            BASE.is_some()
+        }
     }
 
-    /// Runs a conformance check when a server is there.
-    macro_rules! s3_checks {
-        ($($check:ident),*) => {$(
-            #[test]
-            fn $check() {
-                if BASE.is_some() {
-                    nczarr_rs::map::conformance::$check(&S3);
-                }
-            }
-        )*};
-    }
-    s3_checks!(
-        set_get_roundtrip,
-        missing_keys_are_none,
-        empty_objects_exist,
-        overwrite_replaces_whole_object,
-        set_all_writes_every_object,
-        ranged_reads,
-        ranged_writes,
-        list_dir_semantics,
-        empty_root_lists_empty,
-        list_prefix_is_recursive_and_sorted,
-        tree_rule_is_enforced,
-        erase_and_erase_prefix,
-        reopen_sees_data,
-        read_only_rejects_writes,
-        destroy_removes_dataset,
-        unusual_but_valid_names,
-        concurrent_writers_and_readers,
-        versioned_reads_and_conditional_writes,
-        conditional_writes_lose_no_update,
-        store_lock_is_exclusive
-    );
+    nczarr_rs::store_conformance_tests!(S3);
 }
 
 #[test]

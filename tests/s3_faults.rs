@@ -1,7 +1,8 @@
 //! The S3 driver through a fault-injecting proxy: a loopback HTTP proxy of
 //! this test sits between the library and the S3 server (moto, started by
 //! scripts/test-all.sh, which sets NCZARR_RS_S3_TEST_URL; without it the
-//! tests say so and pass, unless NCZARR_RS_REQUIRE_S3=1, as in tests/s3.rs).
+//! tests say so and pass, unless NCZARR_RS_REQUIRE_S3=1: then they fail,
+//! tests/support/s3_server.rs).
 //!
 //! Per test, the proxy drops connections, delays answers past the request
 //! timeout, resets or truncates response bodies, answers 503 SlowDown, lies
@@ -24,6 +25,9 @@ use std::os::fd::AsRawFd;
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
+#[path = "support/s3_server.rs"]
+mod s3_server;
+
 // ---- settings ----------------------------------------------------------------
 
 /// The timeouts of this process (read once by the S3 driver, at its first
@@ -41,12 +45,7 @@ const GIVE_UP_WITHIN: Duration = Duration::from_secs((RETRIES as u64 + 1) * TIME
 /// The server's base URL (`http://host:port/bucket`) and a prefix unique to
 /// this run, with the timeouts set; `None` without a server.
 static SERVER: LazyLock<Option<(SocketAddr, String)>> = LazyLock::new(|| {
-    let url = std::env::var("NCZARR_RS_S3_TEST_URL").ok().filter(|u| !u.is_empty());
-    let Some(url) = url else {
-        assert!(std::env::var("NCZARR_RS_REQUIRE_S3").as_deref() != Ok("1"), "NCZARR_RS_S3_TEST_URL is not set");
-        eprintln!("s3 fault tests: NCZARR_RS_S3_TEST_URL is not set; no S3 server, nothing tested");
-        return None;
-    };
+    let url = s3_server::base_url("s3 fault tests")?;
     std::env::set_var("NCZARR_RS_S3_TIMEOUT", TIMEOUT_S.to_string());
     std::env::set_var("NCZARR_RS_S3_CONNECT_TIMEOUT", "1");
     std::env::set_var("NCZARR_RS_S3_RETRIES", RETRIES.to_string());

@@ -18,6 +18,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "support/s3_server.rs"]
+mod s3_server;
+
 const CHILD: &str = "NCZARR_RS_WRITERS_CHILD";
 
 fn ok(rc: i32, what: &str) {
@@ -216,10 +219,7 @@ fn the_lock_file_lasts_as_long_as_its_writers() {
 /// conditional PUTs instead of the lock file.
 #[test]
 fn processes_writing_disjoint_parts_of_one_s3_chunk_lose_nothing() {
-    let Some(base) = std::env::var("NCZARR_RS_S3_TEST_URL").ok().filter(|u| !u.is_empty()) else {
-        eprintln!("writers: NCZARR_RS_S3_TEST_URL is not set; S3 not tested");
-        return;
-    };
+    let Some(base) = s3_server::base_url("writers on S3") else { return };
     let run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
     let url = format!("{base}/writers{run}/shared.zarr#mode=nczarr,s3");
     create(&url, 4 * QUARTER, 0, &[4 * QUARTER]);

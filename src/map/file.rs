@@ -24,6 +24,11 @@
 //!   ([`MapError::Symlink`]); an object that is a symlink is replaced by the
 //!   rename, its target untouched. Reads follow symlinks (stores may share
 //!   chunks that way); listings do not descend into symlinked directories.
+//! * Deletes never follow one either: the directory deleted in is opened
+//!   the same way (a symlink on the way refuses the delete as it refuses a
+//!   write) and entries are removed with `unlinkat` relative to it; a tree
+//!   is removed through descriptors opened `O_NOFOLLOW` ([`remove_tree`]),
+//!   so a symlink in it is unlinked, never entered.
 //! * Only regular files are read: a FIFO, socket or device where an object
 //!   should be is [`MapError::NotRegular`], checked after an `O_NONBLOCK`
 //!   open, so reading never blocks on it.
@@ -325,22 +330,29 @@ fn openat2_beneath(dir: BorrowedFd<'_>, rel: &CStr, flags: libc::c_int) -> io::R
 }
 
 /// Opens (`O_PATH`) the directory `dirs` below `root` (at `root_path`) one
-/// level at a time, creating what is missing, following no symlink (each
+/// level at a time, creating what is missing if `create` (else a missing
+/// one is an `Io` error of kind `NotFound`), following no symlink (each
 /// step is `O_NOFOLLOW` relative to the last): a symlink on the way is
 /// [`MapError::Symlink`], anything else but a directory a conflict of `key`.
-fn walk_dirs(root: BorrowedFd<'_>, root_path: &Path, dirs: &[&str], key: &StoreKey) -> MapResult<OwnedFd> {
+fn walk_dirs(
+    root: BorrowedFd<'_>,
+    root_path: &Path,
+    dirs: &[&str],
+    key: &StoreKey,
+    create: bool,
+) -> MapResult<OwnedFd> {
     let mut fd = root.try_clone_to_owned().map_err(|e| io_err(root_path, e))?;
     let mut path = root_path.to_path_buf();
     for seg in dirs {
         path.push(seg);
-        fd = dir_step(fd.as_fd(), seg, &path, key)?;
+        fd = dir_step(fd.as_fd(), seg, &path, key, create)?;
     }
     Ok(fd)
 }
 
 /// Opens (`O_PATH`, `O_NOFOLLOW`) the directory `name` in `parent` (at
-/// `path`), made first if missing: see [`walk_dirs`].
-fn dir_step(parent: BorrowedFd<'_>, name: &str, path: &Path, key: &StoreKey) -> MapResult<OwnedFd> {
+/// `path`), made first if missing and `create`: see [`walk_dirs`].
+fn dir_step(parent: BorrowedFd<'_>, name: &str, path: &Path, key: &StoreKey, create: bool) -> MapResult<OwnedFd> {
     let cname = c_name(name, key)?;
     let mut created = false;
     loop {
@@ -358,7 +370,7 @@ fn dir_step(parent: BorrowedFd<'_>, name: &str, path: &Path, key: &StoreKey) -> 
         }
         let e = io::Error::last_os_error();
         match e.raw_os_error() {
-            Some(libc::ENOENT) if !created => {
+            Some(libc::ENOENT) if create && !created => {
                 created = true;
                 // SAFETY: mkdirat on an open directory descriptor with a NUL-terminated name.
                 if unsafe { libc::mkdirat(parent.as_raw_fd(), cname.as_ptr(), 0o777) } != 0 {
@@ -759,12 +771,31 @@ impl FileStore {
         if dirs.is_empty() {
             return root.try_clone_to_owned().map_err(|e| io_err(&self.root, e));
         }
-        self.open_dirs(root, dirs, key)
+        self.open_dirs(root, dirs, key, true)
+    }
+
+    /// The directory `dirs` below the root, opened as [`FileStore::object_dir`]
+    /// opens it (through no symlink: one on the way is [`MapError::Symlink`],
+    /// as for a write) but created nowhere, for a delete: `None` when it is
+    /// missing or a file is in the way (nothing there to delete).
+    fn existing_dir(&self, dirs: &[&str], key: &StoreKey) -> MapResult<Option<OwnedFd>> {
+        let root = self.root_fd()?;
+        let opened = match dirs.is_empty() {
+            true => root.try_clone_to_owned().map_err(|e| io_err(&self.root, e)),
+            false => self.open_dirs(root, dirs, key, false),
+        };
+        match opened {
+            Ok(fd) => Ok(Some(fd)),
+            Err(MapError::KeyConflict(_)) => Ok(None),
+            Err(MapError::Io(e)) if is_absent(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// [`FileStore::object_dir`] of the directory `dirs`: `openat2`; if
-    /// that is missing, its parent the same way, then the one step down.
-    fn open_dirs(&self, root: BorrowedFd<'_>, dirs: &[&str], key: &StoreKey) -> MapResult<OwnedFd> {
+    /// that is missing, its parent the same way, then the one step down
+    /// (`create`; else missing is an `Io` error of kind `NotFound`).
+    fn open_dirs(&self, root: BorrowedFd<'_>, dirs: &[&str], key: &StoreKey, create: bool) -> MapResult<OwnedFd> {
         let rel = c_name(&dirs.join("/"), key)?;
         let e = match openat2_beneath(root, &rel, libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC) {
             Ok(fd) => return Ok(fd),
@@ -772,18 +803,18 @@ impl FileStore {
         };
         match e.raw_os_error() {
             // missing: a new directory (below a parent that is, or is made)
-            Some(libc::ENOENT) => {
+            Some(libc::ENOENT) if create => {
                 let (last, above) = dirs.split_last().expect("not the root");
                 let parent = match above.is_empty() {
                     true => root.try_clone_to_owned().map_err(|e| io_err(&self.root, e))?,
-                    false => self.open_dirs(root, above, key)?,
+                    false => self.open_dirs(root, above, key, true)?,
                 };
-                dir_step(parent.as_fd(), last, &self.root.join(dirs.join("/")), key)
+                dir_step(parent.as_fd(), last, &self.root.join(dirs.join("/")), key, true)
             }
             // a symlink or a file on the way (the walk names which), or no
             // openat2 here (before Linux 5.6, or a seccomp filter)
             Some(libc::ELOOP | libc::ENOTDIR | libc::ENOSYS | libc::EPERM | libc::EINVAL | libc::E2BIG) => {
-                walk_dirs(root, &self.root, dirs, key)
+                walk_dirs(root, &self.root, dirs, key, create)
             }
             _ => Err(io_err(&self.root.join(dirs.join("/")), e)),
         }
@@ -864,15 +895,17 @@ impl FileStore {
         }
     }
 
-    /// Removes empty directories from `dir` up to (not including) the root.
-    fn prune_empty_dirs(&self, mut dir: &Path) {
-        while dir != self.root && dir.starts_with(&self.root) {
-            if fs::remove_dir(dir).is_err() {
+    /// Removes the directory `dirs` and then each of its parents while they
+    /// are empty, up to (not including) the root. Each is removed
+    /// (`AT_REMOVEDIR`, which removes no symlink) in its parent, opened
+    /// beneath the root through no symlink, so no directory outside the
+    /// store is ever removed. Best effort: the first failure stops it.
+    fn prune_empty_dirs(&self, dirs: &[&str], key: &StoreKey) {
+        for n in (1..=dirs.len()).rev() {
+            let Ok(Some(parent)) = self.existing_dir(&dirs[..n - 1], key) else { break };
+            let Ok(name) = c_name(dirs[n - 1], key) else { break };
+            if unlink_at(parent.as_fd(), &name, libc::AT_REMOVEDIR).is_err() {
                 break;
-            }
-            match dir.parent() {
-                Some(p) => dir = p,
-                None => break,
             }
         }
     }
@@ -899,14 +932,27 @@ fn list_names(dir: &Path) -> MapResult<Vec<String>> {
     let mut names = Vec::new();
     for entry in fs::read_dir(dir).map_err(|e| io_err(dir, e))? {
         let entry = entry.map_err(|e| io_err(dir, e))?;
-        let Ok(name) = entry.file_name().into_string() else { continue };
-        if name.starts_with(TMP_PREFIX) || name == LOCK_FILE || StoreKey::parse(&name).is_err() {
-            continue;
-        }
-        names.push(name);
+        names.extend(entry.file_name().into_string().ok().filter(|n| is_visible(n)));
     }
     names.sort();
     Ok(names)
+}
+
+/// [`list_names`] of the directory open at `dir` (found at `path`).
+fn list_names_at(dir: BorrowedFd<'_>, path: &Path) -> MapResult<Vec<String>> {
+    let mut stream = DirStream::open(dir, c".").map_err(|e| io_err(path, e))?;
+    let mut names = Vec::new();
+    while let Some(name) = stream.next_name().map_err(|e| io_err(path, e))? {
+        names.extend(name.into_string().ok().filter(|n| is_visible(n)));
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Whether an entry name is an object's or a directory's (not a temporary
+/// file, not the lock file, a valid key segment).
+fn is_visible(name: &str) -> bool {
+    !name.starts_with(TMP_PREFIX) && name != LOCK_FILE && StoreKey::parse(name).is_ok()
 }
 
 /// Whether `dir` holds Zarr (v2 or v3) or NCZarr metadata at its top.
@@ -1061,45 +1107,174 @@ impl WritableStore for FileStore {
         }
     }
 
+    /// The object's directory is opened beneath the root through no
+    /// symlink ([`FileStore::existing_dir`]: one on the way is refused as
+    /// for a write), and the object unlinked in it: an object that is a
+    /// symlink is removed, never what it points to.
     fn erase(&self, key: &StoreKey) -> MapResult<()> {
         self.check_writable()?;
-        let path = self.path_of(key);
-        let lock = if key.is_root() { None } else { Some(self.lock_object(key)?) };
-        match fs::symlink_metadata(&path) {
-            Ok(m) if m.is_file() || m.file_type().is_symlink() => {
-                fs::remove_file(&path).map_err(|e| io_err(&path, e))?;
-                if let Some(parent) = path.parent() {
-                    self.prune_empty_dirs(parent);
-                }
-                lock.map_or(Ok(()), |l| self.wrote(l))
-            }
-            Ok(_) => Ok(()),
-            Err(e) if is_absent(&e) => Ok(()),
-            Err(e) => Err(io_err(&path, e)),
+        if key.is_root() {
+            return Ok(()); // the root is no object
         }
+        let lock = self.lock_object(key)?;
+        let (dirs, name) = dirs_and_name(key);
+        let Some(dir) = self.existing_dir(&dirs, key)? else { return Ok(()) };
+        match unlink_at(dir.as_fd(), &c_name(name, key)?, 0) {
+            Ok(()) => {}
+            // a directory is no object
+            Err(e) if is_absent(&e) || e.raw_os_error() == Some(libc::EISDIR) => return Ok(()),
+            Err(e) => return Err(io_err(&self.path_of(key), e)),
+        }
+        drop(dir);
+        self.prune_empty_dirs(&dirs, key);
+        self.wrote(lock)
     }
 
+    /// As [`WritableStore::erase`]: the prefix's parent directory is opened
+    /// beneath the root through no symlink, and the tree removed through
+    /// directory descriptors that follow none ([`remove_tree`]).
     fn erase_prefix(&self, prefix: &StoreKey) -> MapResult<()> {
         self.check_writable()?;
+        let root = self.root_fd()?;
         if prefix.is_root() {
-            for name in list_names(&self.root)? {
-                let p = self.root.join(name);
-                let r = if p.is_dir() { fs::remove_dir_all(&p) } else { fs::remove_file(&p) };
-                r.map_err(|e| io_err(&p, e))?;
+            for name in list_names_at(root, &self.root)? {
+                let path = self.root.join(&name);
+                match remove_tree(root, &c_name(&name, prefix)?) {
+                    Err(e) if !is_absent(&e) => return Err(io_err(&path, e)),
+                    _ => {}
+                }
             }
             return Ok(());
         }
-        let path = self.path_of(prefix);
-        match fs::symlink_metadata(&path) {
-            Ok(m) if m.is_dir() => fs::remove_dir_all(&path).map_err(|e| io_err(&path, e))?,
-            Ok(_) => fs::remove_file(&path).map_err(|e| io_err(&path, e))?,
+        let (dirs, name) = dirs_and_name(prefix);
+        let Some(dir) = self.existing_dir(&dirs, prefix)? else { return Ok(()) };
+        match remove_tree(dir.as_fd(), &c_name(name, prefix)?) {
+            Ok(()) => {}
             Err(e) if is_absent(&e) => return Ok(()),
-            Err(e) => return Err(io_err(&path, e)),
+            Err(e) => return Err(io_err(&self.path_of(prefix), e)),
         }
-        if let Some(parent) = path.parent() {
-            self.prune_empty_dirs(parent);
-        }
+        drop(dir);
+        self.prune_empty_dirs(&dirs, prefix);
         Ok(())
+    }
+}
+
+/// The directories of a key that is not the root, and its last segment.
+fn dirs_and_name(key: &StoreKey) -> (Vec<&str>, &str) {
+    let mut dirs: Vec<&str> = key.segments().collect();
+    let name = dirs.pop().unwrap_or("");
+    (dirs, name)
+}
+
+/// `unlinkat(dir, name, flags)`.
+fn unlink_at(dir: BorrowedFd<'_>, name: &CStr, flags: libc::c_int) -> io::Result<()> {
+    // SAFETY: unlinkat on an open directory descriptor with a NUL-terminated name.
+    match unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), flags) } {
+        0 => Ok(()),
+        _ => Err(io::Error::last_os_error()),
+    }
+}
+
+/// A directory open for reading its entries (`fdopendir`).
+struct DirStream(std::ptr::NonNull<libc::DIR>);
+
+impl DirStream {
+    /// Opens `name` in `parent` as a directory, following no symlink
+    /// (`O_NOFOLLOW`: a symlink there is `ELOOP`).
+    fn open(parent: BorrowedFd<'_>, name: &CStr) -> io::Result<Self> {
+        // SAFETY: openat on an open directory descriptor with a NUL-terminated name.
+        let fd = unsafe {
+            libc::openat(
+                parent.as_raw_fd(),
+                name.as_ptr(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: fdopendir takes over the descriptor just opened.
+        match std::ptr::NonNull::new(unsafe { libc::fdopendir(fd) }) {
+            Some(dir) => Ok(DirStream(dir)),
+            None => {
+                let e = io::Error::last_os_error();
+                // SAFETY: the descriptor was not taken over; closed once.
+                unsafe { libc::close(fd) };
+                Err(e)
+            }
+        }
+    }
+
+    fn fd(&self) -> BorrowedFd<'_> {
+        // SAFETY: the stream's descriptor stays open as long as the stream.
+        unsafe { BorrowedFd::borrow_raw(libc::dirfd(self.0.as_ptr())) }
+    }
+
+    /// The next entry's name (`.` and `..` left out); `None` at the end.
+    fn next_name(&mut self) -> io::Result<Option<CString>> {
+        loop {
+            // SAFETY: errno is this thread's; readdir on an open stream.
+            let entry = unsafe {
+                *libc::__errno_location() = 0;
+                libc::readdir(self.0.as_ptr())
+            };
+            if entry.is_null() {
+                let e = io::Error::last_os_error();
+                return if e.raw_os_error() == Some(0) { Ok(None) } else { Err(e) };
+            }
+            // SAFETY: readdir returned an entry whose d_name is NUL-terminated,
+            // valid until the next readdir on this stream (copied at once).
+            let name = unsafe { CStr::from_ptr((*entry).d_name.as_ptr()) };
+            if name != c"." && name != c".." {
+                return Ok(Some(name.to_owned()));
+            }
+        }
+    }
+}
+
+impl Drop for DirStream {
+    fn drop(&mut self) {
+        // SAFETY: the stream is open and closed only here.
+        unsafe { libc::closedir(self.0.as_ptr()) };
+    }
+}
+
+/// Removes the entry `name` of the directory `parent`: anything but a
+/// directory is unlinked (a symlink itself, never what it points to); a
+/// directory is emptied the same way, depth first, then removed. Every
+/// step is relative to a directory descriptor opened `O_NOFOLLOW`, so a
+/// symlink put in place of a directory meanwhile is never entered: nothing
+/// outside the tree is touched. No recursion (the depth is the store's).
+fn remove_tree(parent: BorrowedFd<'_>, name: &CStr) -> io::Result<()> {
+    // the directories being emptied, from the top down, with their names
+    let mut open: Vec<(CString, DirStream)> = Vec::new();
+    let mut next = Some(name.to_owned());
+    loop {
+        if let Some(name) = next.take() {
+            let at = open.last().map_or(parent, |(_, d)| d.fd());
+            match unlink_at(at, &name, 0) {
+                Ok(()) => {}
+                Err(e) if e.raw_os_error() == Some(libc::EISDIR) => {
+                    let dir = DirStream::open(at, &name)?;
+                    open.push((name, dir));
+                }
+                Err(e) if e.kind() == ErrorKind::NotFound && !open.is_empty() => {} // gone meanwhile
+                Err(e) => return Err(e),
+            }
+        }
+        let Some((_, dir)) = open.last_mut() else { return Ok(()) };
+        match dir.next_name()? {
+            Some(child) => next = Some(child),
+            None => {
+                let (name, dir) = open.pop().expect("not empty");
+                drop(dir);
+                let at = open.last().map_or(parent, |(_, d)| d.fd());
+                match unlink_at(at, &name, libc::AT_REMOVEDIR) {
+                    Err(e) if e.kind() != ErrorKind::NotFound => return Err(e),
+                    _ => {}
+                }
+            }
+        }
     }
 }
 
@@ -1314,12 +1489,65 @@ mod tests {
         std::os::unix::fs::symlink(&outside, root.join("a/l")).unwrap();
         fs::write(root.join("a/f"), b"x").unwrap();
         let fd = fs::File::open(&root).unwrap();
-        let walk = |dirs: &[&str]| walk_dirs(fd.as_fd(), &root, dirs, &k("/key"));
+        let walk = |dirs: &[&str]| walk_dirs(fd.as_fd(), &root, dirs, &k("/key"), true);
         assert!(matches!(walk(&["a", "l"]), Err(MapError::Symlink(p)) if p.ends_with("a/l")));
         assert!(matches!(walk(&["a", "l", "b"]), Err(MapError::Symlink(_))));
         assert!(matches!(walk(&["a", "f"]), Err(MapError::KeyConflict(_))));
         assert!(fs::read_dir(&outside).unwrap().next().is_none());
+        // without `create` (deletes): nothing is made, a symlink refused alike
+        let find = |dirs: &[&str]| walk_dirs(fd.as_fd(), &root, dirs, &k("/key"), false);
+        assert!(matches!(find(&["a", "b"]), Err(MapError::Io(e)) if e.kind() == ErrorKind::NotFound));
+        assert!(!root.join("a/b").exists());
+        assert!(matches!(find(&["a", "l", "b"]), Err(MapError::Symlink(_))));
         walk(&["a", "b", "c"]).unwrap();
         assert!(root.join("a/b/c").is_dir());
+        find(&["a", "b", "c"]).unwrap();
+    }
+
+    /// Deletes follow no symlink: one on the way is refused (as a write
+    /// is), one being deleted is unlinked, and pruning the directories a
+    /// delete emptied never removes one outside the store.
+    #[test]
+    fn deletes_follow_no_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ds");
+        let outside = dir.path().join("outside");
+        fs::create_dir_all(outside.join("sub/deeper")).unwrap();
+        fs::write(outside.join("f"), b"x").unwrap();
+        fs::write(outside.join("sub/deeper/f"), b"x").unwrap();
+        let intact = || {
+            assert!(outside.join("f").is_file() && outside.join("sub/deeper/f").is_file());
+        };
+        let s = FileStore::create(root.to_str().unwrap(), true).unwrap();
+        s.set(&k("/a/x"), b"x").unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("a/l")).unwrap();
+        assert!(matches!(s.erase(&k("/a/l/f")), Err(MapError::Symlink(p)) if p.ends_with("a/l")));
+        assert!(matches!(s.erase(&k("/a/l/sub/deeper/f")), Err(MapError::Symlink(_))));
+        assert!(matches!(s.erase_prefix(&k("/a/l/sub/deeper")), Err(MapError::Symlink(_))));
+        intact();
+        // the link itself goes, its target stays; missing keys are no error
+        s.erase_prefix(&k("/a/l")).unwrap();
+        assert!(fs::symlink_metadata(root.join("a/l")).is_err());
+        intact();
+        s.erase(&k("/a/nothing/f")).unwrap();
+        s.erase(&k("/a/x/below")).unwrap();
+        s.erase_prefix(&k("/nothing/here")).unwrap();
+        // a tree whose directories hold links: links removed, not entered
+        s.set(&k("/t/u/v/0"), b"0").unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("t/u/l")).unwrap();
+        std::os::unix::fs::symlink(outside.join("f"), root.join("t/u/v/1")).unwrap();
+        s.erase_prefix(&k("/t")).unwrap();
+        assert!(!root.join("t").exists());
+        intact();
+        // the last object of a directory: the emptied directories go
+        s.set(&k("/p/q/r"), b"r").unwrap();
+        s.erase(&k("/p/q/r")).unwrap();
+        assert!(!root.join("p").exists());
+        assert!(root.join("a/x").is_file());
+        // the root: everything but the lock file, links unlinked
+        std::os::unix::fs::symlink(&outside, root.join("l")).unwrap();
+        s.erase_prefix(&StoreKey::root()).unwrap();
+        assert_eq!(list_names(&root).unwrap(), Vec::<String>::new());
+        intact();
     }
 }
