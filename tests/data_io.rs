@@ -7,6 +7,7 @@ use nczarr_rs::engine::consts::*;
 use nczarr_rs::engine::data::{MemIn, MemOut, Slab};
 use nczarr_rs::engine::error::*;
 use nczarr_rs::engine::file;
+use nczarr_rs::engine::format::DatasetDriver;
 use nczarr_rs::engine::model::Dataset;
 use nczarr_rs::engine::slab::{Grid, Runs};
 use nczarr_rs::engine::types::{Num, Values};

@@ -1,5 +1,6 @@
 //! File-driver behaviour beyond the conformance suite: safety on disk.
 
+use nczarr_rs::engine::format::DatasetDriver;
 use nczarr_rs::map::{Driver, MapError, StoreKey};
 use std::fs;
 use std::path::PathBuf;

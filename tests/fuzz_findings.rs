@@ -10,6 +10,7 @@ mod targets;
 use nczarr_rs::codec::{Chain, Pipeline};
 use nczarr_rs::engine::consts::*;
 use nczarr_rs::engine::file;
+use nczarr_rs::engine::format::DatasetDriver;
 use nczarr_rs::engine::types::Values;
 use nczarr_rs::map::{Driver, StoreKey};
 use serde_json::json;

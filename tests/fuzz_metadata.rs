@@ -9,6 +9,7 @@
 
 use nczarr_rs::engine::consts::{NC_NOWRITE, NC_WRITE};
 use nczarr_rs::engine::file;
+use nczarr_rs::engine::format::DatasetDriver;
 use nczarr_rs::map::{Driver, StoreKey};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};

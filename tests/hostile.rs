@@ -5,6 +5,7 @@
 use nczarr_rs::engine::consts::*;
 use nczarr_rs::engine::error::*;
 use nczarr_rs::engine::file;
+use nczarr_rs::engine::format::DatasetDriver;
 use nczarr_rs::ffi::atts::*;
 use nczarr_rs::ffi::compat::nc_delete;
 use nczarr_rs::ffi::data::*;

@@ -1,5 +1,6 @@
 //! Runs the store conformance suite against every driver of this build.
 
+use nczarr_rs::engine::format::DatasetDriver;
 use nczarr_rs::map::{Driver, Store};
 use std::sync::Arc;
 

@@ -4,6 +4,7 @@
 
 use nczarr_rs::engine::consts::*;
 use nczarr_rs::engine::error::*;
+use nczarr_rs::engine::format::DatasetDriver;
 use nczarr_rs::ffi::atts::*;
 use nczarr_rs::ffi::data::*;
 use nczarr_rs::ffi::files::*;

@@ -16,6 +16,7 @@ use nczarr_rs::engine::aggregate::write::{Form, Fragments};
 use nczarr_rs::engine::consts::*;
 use nczarr_rs::engine::data::MemIn;
 use nczarr_rs::engine::file;
+use nczarr_rs::engine::format::DatasetDriver;
 use nczarr_rs::engine::model::Dataset;
 use nczarr_rs::engine::types::Values;
 use nczarr_rs::map::Driver;

@@ -20,6 +20,7 @@
 use super::walk::walk;
 use nczarr_rs::engine::consts::{NC_NOWRITE, NC_WRITE};
 use nczarr_rs::engine::file;
+use nczarr_rs::engine::format::DatasetDriver;
 use nczarr_rs::map::{Driver, StoreKey};
 
 /// The mode words a fuzzed URL may carry (not the storage ones: the store

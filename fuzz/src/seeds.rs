@@ -6,6 +6,7 @@
 use nczarr_rs::engine::consts::*;
 use nczarr_rs::engine::data::MemIn;
 use nczarr_rs::engine::file;
+use nczarr_rs::engine::format::DatasetDriver;
 use nczarr_rs::engine::types::Values;
 use nczarr_rs::map::{Driver, StoreKey};
 

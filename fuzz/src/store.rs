@@ -16,6 +16,7 @@ use super::input::Input;
 use nczarr_rs::engine::consts::*;
 use nczarr_rs::engine::data::MemIn;
 use nczarr_rs::engine::file;
+use nczarr_rs::engine::format::DatasetDriver;
 use nczarr_rs::engine::model::Dataset;
 use nczarr_rs::engine::types::{type_size, Values};
 use std::collections::BTreeMap;

@@ -28,6 +28,7 @@ use nczarr_rs::engine::consts::*;
 use nczarr_rs::engine::data::{MemIn, MemOut};
 use nczarr_rs::engine::file;
 use nczarr_rs::engine::format::zarr3::codecs::translate;
+use nczarr_rs::engine::format::DatasetDriver;
 use nczarr_rs::map::{Driver, StoreKey};
 use serde_json::{json, Value};
 

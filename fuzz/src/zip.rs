@@ -12,6 +12,7 @@
 use super::input::Input;
 use ::zip::write::SimpleFileOptions;
 use ::zip::{CompressionMethod, ZipWriter};
+use nczarr_rs::engine::format::DatasetDriver;
 use nczarr_rs::map::{Driver, Store, StoreKey};
 use std::collections::BTreeMap;
 use std::io::Write;

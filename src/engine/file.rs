@@ -2,7 +2,7 @@
 
 use super::consts::*;
 use super::error::*;
-use super::format::{self, Extents};
+use super::format::{self, DatasetDriver, Extents};
 use super::model::Dataset;
 use super::url::{self, Storage};
 use super::{NcError, NcResult};
@@ -54,7 +54,7 @@ pub fn claims(path: &str, create: bool) -> bool {
     }
     let p = std::path::Path::new(path);
     if p.is_dir() {
-        return crate::map::file::is_store_dir(p);
+        return crate::map::file::is_store_dir(p, format::store_markers());
     }
     crate::map::zip::looks_like_zip(p)
 }
@@ -186,7 +186,7 @@ pub fn delete(path: &str) -> NcResult<()> {
     })?;
     let root = crate::map::StoreKey::root();
     let mut is_dataset = false;
-    for m in crate::map::STORE_MARKERS {
+    for m in format::store_markers().0 {
         is_dataset |= store.size(&root.child(m)?)?.is_some();
     }
     if !is_dataset {

@@ -16,6 +16,7 @@ use super::handles::HandleTable;
 use super::types::{size64_t, NCZM_FEATURES, NCZM_IMPL};
 use crate::engine::consts::{NC_NOCLOBBER, NC_WRITE};
 use crate::engine::error::{NC_EEMPTY, NC_EINVAL, NC_ENOOBJECT, NC_ENOTBUILT};
+use crate::engine::format::DatasetDriver;
 use crate::engine::{NcError, NcResult};
 use crate::map::{Driver, Features, Store, StoreKey};
 use std::os::raw::{c_char, c_int, c_void};

@@ -9,8 +9,9 @@
 //! * Intermediate directories are created as needed and removed again when
 //!   the last object below them is erased.
 //! * `create` with clobber replaces an existing dataset, but refuses to delete
-//!   a non-empty directory that does not look like a Zarr store, so a wrong
-//!   path never costs a user their data.
+//!   a non-empty directory without any of the caller's markers of a
+//!   dataset at its top ([`Markers`]: the engine's formats name them), so a
+//!   wrong path never costs a user their data.
 //!
 //! The file system is treated as an adversary (docs/RELIABILITY.md):
 //! * Temporary files are created `O_CREAT|O_EXCL|O_NOFOLLOW`, so a planted
@@ -59,8 +60,8 @@
 //! file was deleted meanwhile.
 
 use super::{
-    ranged_write_end, ConditionalStore, ListableStore, MapError, MapResult, ReadableStore, Store, StoreKey, StoreLock,
-    Version, WritableStore,
+    ranged_write_end, ConditionalStore, ListableStore, MapError, MapResult, Markers, ReadableStore, Store, StoreKey,
+    StoreLock, Version, WritableStore,
 };
 use std::collections::HashSet;
 use std::ffi::{CStr, CString};
@@ -598,7 +599,10 @@ pub struct FileStore {
 }
 
 impl FileStore {
-    pub fn create(location: &str, clobber: bool) -> MapResult<Self> {
+    /// A new dataset at `location`; with `clobber`, what is there is
+    /// replaced if it is a dataset (`markers`, [`is_store_dir`]), an empty
+    /// directory or not a directory.
+    pub fn create(location: &str, clobber: bool, markers: Markers<'_>) -> MapResult<Self> {
         let root = local_path(location)?;
         match fs::symlink_metadata(&root) {
             Ok(meta) => {
@@ -606,7 +610,7 @@ impl FileStore {
                     return Err(MapError::AlreadyExists(root.display().to_string()));
                 }
                 if meta.is_dir() {
-                    if !is_replaceable_dir(&root)? {
+                    if !is_replaceable_dir(&root, markers)? {
                         return Err(MapError::NotAStore(root.display().to_string()));
                     }
                     fs::remove_dir_all(&root).map_err(|e| io_err(&root, e))?;
@@ -955,9 +959,9 @@ fn is_visible(name: &str) -> bool {
     !name.starts_with(TMP_PREFIX) && name != LOCK_FILE && StoreKey::parse(name).is_ok()
 }
 
-/// Whether `dir` holds Zarr (v2 or v3) or NCZarr metadata at its top.
-pub fn is_store_dir(dir: &Path) -> bool {
-    super::STORE_MARKERS.iter().any(|m| dir.join(m).exists())
+/// Whether `dir` holds one of the `markers` at its top.
+pub fn is_store_dir(dir: &Path, markers: Markers<'_>) -> bool {
+    markers.0.iter().any(|m| dir.join(m).exists())
 }
 
 /// Removes the temporary files of writers that died (`kill -9`, power cut)
@@ -980,14 +984,14 @@ fn remove_stale_temps(root: &Path) {
     }
 }
 
-fn is_replaceable_dir(dir: &Path) -> MapResult<bool> {
+fn is_replaceable_dir(dir: &Path, markers: Markers<'_>) -> MapResult<bool> {
     // empty, or holding only a lock file (a store created, then destroyed
     // while another handle still had it open)
     let mut entries = fs::read_dir(dir).map_err(|e| io_err(dir, e))?;
     if entries.all(|e| e.is_ok_and(|e| e.file_name() == LOCK_FILE)) {
         return Ok(true);
     }
-    Ok(is_store_dir(dir))
+    Ok(is_store_dir(dir, markers))
 }
 
 impl Drop for FileStore {
@@ -1412,13 +1416,18 @@ mod tests {
         StoreKey::parse(s).unwrap()
     }
 
+    /// What marks a dataset, as the engine tells the driver.
+    fn marks() -> Markers<'static> {
+        crate::engine::format::store_markers()
+    }
+
     /// A new object is made without the object's lock (another writer
     /// holding it does not delay it); replacing an object waits for it.
     #[test]
     fn new_objects_take_no_lock_and_replacements_wait_for_it() {
         let dir = tempfile::tempdir().unwrap();
         let loc = dir.path().join("ds").display().to_string();
-        let a = FileStore::create(&loc, true).unwrap();
+        let a = FileStore::create(&loc, true, marks()).unwrap();
         let b = FileStore::open(&loc, true).unwrap();
         let key = k("/v/.zarray");
         let held = a.lock_object(&key).unwrap();
@@ -1449,7 +1458,7 @@ mod tests {
     fn a_conditional_write_that_conflicts_leaves_nothing_behind() {
         let dir = tempfile::tempdir().unwrap();
         let loc = dir.path().join("ds").display().to_string();
-        let a = FileStore::create(&loc, true).unwrap();
+        let a = FileStore::create(&loc, true, marks()).unwrap();
         let key = k("/g/.zattrs");
         assert!(a.get_versioned(&key).unwrap().is_none());
         FileStore::open(&loc, true).unwrap().set(&key, b"theirs").unwrap();
@@ -1465,9 +1474,9 @@ mod tests {
     fn writes_after_a_clobber_by_another_handle_fail() {
         let dir = tempfile::tempdir().unwrap();
         let loc = dir.path().join("ds").display().to_string();
-        let a = FileStore::create(&loc, true).unwrap();
+        let a = FileStore::create(&loc, true, marks()).unwrap();
         a.set(&k("/.zgroup"), b"{}").unwrap();
-        let b = FileStore::create(&loc, true).unwrap();
+        let b = FileStore::create(&loc, true, marks()).unwrap();
         b.set(&k("/.zgroup"), b"{ }").unwrap();
         for key in ["/.zattrs", "/v/0", "/.zgroup"] {
             assert!(matches!(a.set(&k(key), b"a"), Err(MapError::Io { .. })), "{key}");
@@ -1518,7 +1527,7 @@ mod tests {
         let intact = || {
             assert!(outside.join("f").is_file() && outside.join("sub/deeper/f").is_file());
         };
-        let s = FileStore::create(root.to_str().unwrap(), true).unwrap();
+        let s = FileStore::create(root.to_str().unwrap(), true, marks()).unwrap();
         s.set(&k("/a/x"), b"x").unwrap();
         std::os::unix::fs::symlink(&outside, root.join("a/l")).unwrap();
         assert!(matches!(s.erase(&k("/a/l/f")), Err(MapError::Symlink(p)) if p.ends_with("a/l")));

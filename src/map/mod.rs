@@ -1,8 +1,10 @@
 //! The zmap layer: key/object stores ("maps") and their drivers.
 //!
-//! A driver knows nothing of netCDF. It stores byte objects under `/`-separated
-//! keys (spec "NCZarr Map Implementation"): only content-bearing objects
-//! exist, and no object's key is a prefix of another object's key.
+//! A driver knows nothing of netCDF, nor of Zarr: what marks a store as a
+//! dataset ([`Markers`]) comes from the engine's formats. It stores byte
+//! objects under `/`-separated keys (spec "NCZarr Map Implementation"):
+//! only content-bearing objects exist, and no object's key is a prefix of
+//! another object's key.
 //!
 //! The capability traits are split as in zarrs: [`ReadableStore`],
 //! [`WritableStore`], [`ListableStore`], combined in [`Store`]. A missing key
@@ -27,10 +29,20 @@ pub mod zip;
 
 pub use key::StoreKey;
 
-/// Objects whose presence at the top of a store marks it as Zarr (v2 or
-/// v3) or NCZarr (v1 and later): what `create` may replace, what `nc_open`
-/// claims in a process that also has netCDF-C, what `nc_delete` deletes.
-pub const STORE_MARKERS: &[&str] = &[".zgroup", ".zarray", ".zattrs", ".zmetadata", ".nczarr", "zarr.json"];
+/// The names of the objects whose presence at the top of a store marks it
+/// as a dataset, given by the caller (the engine's formats: the map layer
+/// knows none): what a clobbering `create` may replace, and how the zip
+/// driver tells a dataset at an archive's root from one nested in a
+/// directory (netCDF-C's layout).
+#[derive(Debug, Clone, Copy)]
+pub struct Markers<'a>(pub &'a [&'a str]);
+
+impl Markers<'_> {
+    /// Whether `name` (one key segment, as bytes) is a marker.
+    pub fn contains(&self, name: &[u8]) -> bool {
+        self.0.iter().any(|m| m.as_bytes() == name)
+    }
+}
 
 use std::sync::Arc;
 
@@ -47,7 +59,7 @@ pub enum MapError {
     PrefixNotFound(String),
     #[error("a dataset already exists at {0}")]
     AlreadyExists(String),
-    #[error("refusing to replace {0}: it exists and is not a Zarr store")]
+    #[error("refusing to replace {0}: it exists and is not a dataset")]
     NotAStore(String),
     #[error("key {0} conflicts with an existing object (an object key may not be a prefix of another)")]
     KeyConflict(String),
@@ -259,7 +271,7 @@ pub trait Store: ReadableStore + WritableStore + ListableStore + ConditionalStor
     /// (zip), a named store (memory), at least one object below the
     /// prefix (S3). Every driver but S3 checks this when it opens, which is
     /// where the default answer comes from; a store opened by
-    /// [`Driver::open_unverified`] on S3 may have nothing there.
+    /// [`Driver::open_unverified_with`] on S3 may have nothing there.
     fn root_exists(&self) -> MapResult<bool> {
         Ok(true)
     }
@@ -288,32 +300,41 @@ impl Driver {
     }
 
     /// Creates a new dataset. With `clobber`, an existing dataset at the same
-    /// location is replaced; otherwise [`MapError::AlreadyExists`].
-    pub fn create(self, location: &str, clobber: bool) -> MapResult<Arc<dyn Store>> {
+    /// location (one of the `markers` at its top, or nothing there) is
+    /// replaced, anything else refused ([`MapError::NotAStore`]); without,
+    /// anything there is [`MapError::AlreadyExists`].
+    pub fn create_with(self, location: &str, clobber: bool, markers: Markers<'_>) -> MapResult<Arc<dyn Store>> {
         Ok(match self {
             Driver::Memory => Arc::new(memory::MemoryStore::create(location, clobber)?),
-            Driver::File => Arc::new(file::FileStore::create(location, clobber)?),
+            Driver::File => Arc::new(file::FileStore::create(location, clobber, markers)?),
             Driver::Zip => Arc::new(zip::ZipStore::create(location, clobber)?),
-            Driver::S3 => Arc::new(s3::S3Store::create(location, clobber)?),
+            Driver::S3 => Arc::new(s3::S3Store::create(location, clobber, markers)?),
         })
     }
 
-    /// [`Driver::open`], leaving out the check that anything is there where
-    /// that check costs a round trip (S3): the caller reads the objects it
-    /// needs, and asks [`Store::root_exists`] only if it finds none.
-    pub fn open_unverified(self, location: &str, writable: bool) -> MapResult<Arc<dyn Store>> {
+    /// [`Driver::open_with`], leaving out the check that anything is there
+    /// where that check costs a round trip (S3): the caller reads the
+    /// objects it needs, and asks [`Store::root_exists`] only if it finds none.
+    pub fn open_unverified_with(
+        self,
+        location: &str,
+        writable: bool,
+        markers: Markers<'_>,
+    ) -> MapResult<Arc<dyn Store>> {
         match self {
             Driver::S3 => Ok(Arc::new(s3::S3Store::open_unverified(location, writable)?)),
-            other => other.open(location, writable),
+            other => other.open_with(location, writable, markers),
         }
     }
 
-    /// Opens an existing dataset ([`MapError::RootNotFound`] if none).
-    pub fn open(self, location: &str, writable: bool) -> MapResult<Arc<dyn Store>> {
+    /// Opens an existing dataset ([`MapError::RootNotFound`] if none);
+    /// `markers` say where a zip archive's dataset is (at its root if they
+    /// are there, else netCDF-C's layout is looked for).
+    pub fn open_with(self, location: &str, writable: bool, markers: Markers<'_>) -> MapResult<Arc<dyn Store>> {
         Ok(match self {
             Driver::Memory => Arc::new(memory::MemoryStore::open(location, writable)?),
             Driver::File => Arc::new(file::FileStore::open(location, writable)?),
-            Driver::Zip => Arc::new(zip::ZipStore::open(location, writable)?),
+            Driver::Zip => Arc::new(zip::ZipStore::open(location, writable, markers)?),
             Driver::S3 => Arc::new(s3::S3Store::open(location, writable)?),
         })
     }

@@ -383,14 +383,16 @@ impl S3Store {
         Ok(keys)
     }
 
-    pub fn create(location: &str, clobber: bool) -> MapResult<Self> {
+    /// A new dataset at `location`; with `clobber`, objects there are
+    /// deleted if one of the `markers` is among them at the top.
+    pub fn create(location: &str, clobber: bool, markers: super::Markers<'_>) -> MapResult<Self> {
         let s = S3Store::connect(location, true)?;
         let existing = s.keys_below(&StoreKey::root())?;
         if !existing.is_empty() {
             if !clobber {
                 return Err(MapError::AlreadyExists(location.to_string()));
             }
-            let marked = existing.iter().any(|k| k.segments().count() == 1 && super::STORE_MARKERS.contains(&k.name()));
+            let marked = existing.iter().any(|k| k.segments().count() == 1 && markers.contains(k.name().as_bytes()));
             if !marked {
                 return Err(MapError::NotAStore(location.to_string()));
             }

@@ -4,7 +4,8 @@
 //! netCDF-C's NCZarr holds everything below one top directory named after
 //! the file (`x.zip` holds `x/`, `x/.zgroup`, ...); netCDF-C takes the first
 //! entry's name as that root. Such an archive (first entry a one-segment
-//! directory, no Zarr metadata at the archive root) is read and rewritten
+//! directory, none of the caller's markers of a dataset ([`Markers`]) at
+//! the archive root) is read and rewritten
 //! with that root, its directory entry kept first.
 //!
 //! Opening reads only the archive's central directory: an object's bytes
@@ -27,7 +28,7 @@
 
 use super::file::{commit_temp, create_temp, is_stale_temp, local_path, sync_dir, Durability, DURABILITY};
 use super::memory::{EntrySource, Obj, ObjectMap, Span};
-use super::{MapError, MapResult, Store, StoreKey};
+use super::{MapError, MapResult, Markers, Store, StoreKey};
 use std::fs;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
@@ -256,12 +257,15 @@ impl ZipStore {
         Ok(s)
     }
 
-    pub fn open(location: &str, writable: bool) -> MapResult<Self> {
+    /// Opens the archive at `location`: its dataset is at the archive's
+    /// root, or below netCDF-C's root directory when there are no `markers`
+    /// at the root ([`netcdf_c_root`]).
+    pub fn open(location: &str, writable: bool, markers: Markers<'_>) -> MapResult<Self> {
         let path = local_path(location)?;
         let (src, id) = open_archive(&path)?;
         let s = ZipStore::empty(path, writable);
         *s.seen.lock().unwrap_or_else(|p| p.into_inner()) = Some(id);
-        s.index(&src)?;
+        s.index(&src, markers)?;
         if writable {
             s.remove_stale_temps();
         }
@@ -270,8 +274,8 @@ impl ZipStore {
 
     /// Adds every entry of `src` to the store: objects by key, the rest as
     /// foreign entries. The last entry of a name wins.
-    fn index(&self, src: &Arc<ArchiveSource>) -> MapResult<()> {
-        let root = netcdf_c_root(&src.archive);
+    fn index(&self, src: &Arc<ArchiveSource>, markers: Markers<'_>) -> MapResult<()> {
+        let root = netcdf_c_root(&src.archive, markers);
         let mut foreign = Vec::new();
         for i in 0..src.archive.len() {
             let entry = src.archive.by_index_data(i).map_err(|e| corrupt(&self.path, e))?;
@@ -420,12 +424,13 @@ impl ZipStore {
 
 /// netCDF-C's root directory entry (`"<name>/"`), when the archive has the
 /// layout netCDF-C writes: a first entry that is a one-segment directory,
-/// and no Zarr metadata at the archive's root. Else `""`.
-fn netcdf_c_root(archive: &Archive) -> String {
+/// and none of the `markers` (a dataset's metadata) at the archive's root.
+/// Else `""`.
+fn netcdf_c_root(archive: &Archive, markers: Markers<'_>) -> String {
     let Some(first) = archive.file_names_raw().next() else { return String::new() };
     let Some(name) = first.strip_suffix(b"/") else { return String::new() };
     let one_dir = !name.is_empty() && !name.contains(&b'/') && !name.starts_with(b".");
-    if !one_dir || archive.file_names_raw().any(|n| super::STORE_MARKERS.iter().any(|m| m.as_bytes() == n)) {
+    if !one_dir || archive.file_names_raw().any(|n| markers.contains(n)) {
         return String::new();
     }
     String::from_utf8(first.to_vec()).unwrap_or_default()

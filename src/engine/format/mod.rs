@@ -28,7 +28,7 @@ use super::error::*;
 use super::json;
 use super::model::{Dataset, Group};
 use super::{NcError, NcResult};
-use crate::map::{MapError, Store, StoreKey, Version};
+use crate::map::{Driver, MapError, MapResult, Markers, Store, StoreKey, Version};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -172,6 +172,9 @@ pub(crate) fn prefetch_into(
 pub trait Format: Send + Sync + std::fmt::Debug {
     /// A short name (`zarr2`, ...).
     fn name(&self) -> &'static str;
+    /// The root objects whose presence marks a store of this format (see
+    /// [`store_markers`]).
+    fn markers(&self) -> &'static [&'static str];
     /// The root objects this format looks at to recognise a store and
     /// start reading it with (fetched for all formats at once, [`Root`]).
     fn root_objects(&self, opts: OpenOptions) -> Vec<(&'static str, Probe)>;
@@ -235,6 +238,41 @@ impl Extents {
 
 /// Every format, in the order detection tries them.
 pub static FORMATS: &[&dyn Format] = &[&zarr2::Zarr2, &zarr3::Zarr3];
+
+/// The root objects that mark a store as a dataset of any format (every
+/// format's [`Format::markers`]): what a clobbering create may replace,
+/// what `nc_open` claims in a process that also has netCDF-C, what
+/// `nc_delete` deletes. The map drivers get them from here.
+pub fn store_markers() -> Markers<'static> {
+    static MARKERS: std::sync::LazyLock<Vec<&'static str>> =
+        std::sync::LazyLock::new(|| FORMATS.iter().flat_map(|f| f.markers()).copied().collect());
+    Markers(&MARKERS)
+}
+
+/// A map [`Driver`]'s create and open, told what marks a dataset
+/// ([`store_markers`]): how the engine and the zmap API make stores.
+pub trait DatasetDriver {
+    /// [`Driver::create_with`].
+    fn create(self, location: &str, clobber: bool) -> MapResult<Arc<dyn Store>>;
+    /// [`Driver::open_with`].
+    fn open(self, location: &str, writable: bool) -> MapResult<Arc<dyn Store>>;
+    /// [`Driver::open_unverified_with`].
+    fn open_unverified(self, location: &str, writable: bool) -> MapResult<Arc<dyn Store>>;
+}
+
+impl DatasetDriver for Driver {
+    fn create(self, location: &str, clobber: bool) -> MapResult<Arc<dyn Store>> {
+        self.create_with(location, clobber, store_markers())
+    }
+
+    fn open(self, location: &str, writable: bool) -> MapResult<Arc<dyn Store>> {
+        self.open_with(location, writable, store_markers())
+    }
+
+    fn open_unverified(self, location: &str, writable: bool) -> MapResult<Arc<dyn Store>> {
+        self.open_unverified_with(location, writable, store_markers())
+    }
+}
 
 /// The format new datasets are written in.
 pub fn default_format() -> &'static dyn Format {

@@ -37,6 +37,12 @@ impl Format for Zarr2 {
         "zarr2"
     }
 
+    /// The group's, array's and attributes' objects, the consolidated
+    /// metadata, and NCZarr v1's marker.
+    fn markers(&self) -> &'static [&'static str] {
+        &[".zgroup", ".zarray", ".zattrs", ".zmetadata", ".nczarr"]
+    }
+
     /// The root group's objects, read; `.zmetadata` read when asked for
     /// (`mode=consolidated`), else only its existence; the NCZarr v1
     /// marker's existence.

@@ -41,6 +41,10 @@ impl Format for Zarr3 {
         "zarr3"
     }
 
+    fn markers(&self) -> &'static [&'static str] {
+        &[NODE]
+    }
+
     /// `zarr.json`; in pure Zarr without consolidated metadata also the
     /// root's listing, which reading it needs next (the children of a
     /// group are what the store lists).
