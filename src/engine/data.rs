@@ -104,6 +104,11 @@ where
     pool.get().install(|| (0..n).into_par_iter().map(work).try_reduce(|| false, |a, b| Ok(a | b)))
 }
 
+/// The longest a dimension may be, and so grow by a write: Zarr's shape is
+/// JSON that numpy and other readers hold as i64 (`def_dim` refuses longer
+/// ones, `NC_EDIMSIZE`).
+pub const MAX_DIM_LEN: u64 = i64::MAX as u64;
+
 /// What [`Dataset::read_shard`] reads with.
 struct ShardRead<'a> {
     /// The variable's (inner) chunks.
@@ -741,6 +746,50 @@ pub enum MemIn<'a> {
     Strings(&'a [String]),
 }
 
+impl MemOut<'_> {
+    fn memtype(&self) -> NcType {
+        match self {
+            MemOut::Bytes { memtype, .. } => *memtype,
+            MemOut::Strings(_) => NC_STRING,
+        }
+    }
+
+    /// Bytes, or strings.
+    fn len(&self) -> usize {
+        match self {
+            MemOut::Bytes { buf, .. } => buf.len(),
+            MemOut::Strings(s) => s.len(),
+        }
+    }
+}
+
+impl MemIn<'_> {
+    fn memtype(&self) -> NcType {
+        match self {
+            MemIn::Bytes { memtype, .. } => *memtype,
+            MemIn::Strings(_) => NC_STRING,
+        }
+    }
+
+    /// Bytes, or strings.
+    fn len(&self) -> usize {
+        match self {
+            MemIn::Bytes { buf, .. } => buf.len(),
+            MemIn::Strings(s) => s.len(),
+        }
+    }
+}
+
+/// The caller's buffer of `len` bytes (strings for `NC_STRING`) holds every
+/// element the slab's memory map reaches (`NC_EINVAL` if not).
+fn check_buffer(slab: &Slab, len: usize, memtype: NcType) -> NcResult<()> {
+    let size = if memtype == NC_STRING { 1 } else { elem_size(memtype) as u64 };
+    match slab.mem_extent().and_then(|n| n.checked_mul(size)) {
+        Some(need) if need <= len as u64 => Ok(()),
+        _ => Err(NcError::with(NC_EINVAL, "the buffer is smaller than the slab's memory map")),
+    }
+}
+
 fn decode_string(kind: StrKind, b: &[u8]) -> String {
     match kind {
         StrKind::Ucs4(_, big) => b
@@ -835,7 +884,7 @@ impl Dataset {
     /// Resolves and checks a hyperslab (netCDF-C's rules): NULL start is
     /// all zeros, NULL count the rest of each dimension, NULL stride ones,
     /// NULL map the dense C order of `count`. A write may extend unlimited
-    /// dimensions.
+    /// dimensions (see [`Dataset::check_slab`]).
     #[allow(clippy::too_many_arguments)]
     pub fn slab(
         &self,
@@ -852,8 +901,7 @@ impl Dataset {
             let one = |x: u64| PerDim::from_elem(x, 1);
             return Ok(Slab { start: one(0), count: one(1), stride: one(1), imap: one(1), dense: true });
         }
-        let shape = self.var_shape(v);
-        let nd = shape.len();
+        let nd = v.dimids.len();
         let wrong_rank = |n: Option<usize>| n.is_some_and(|n| n != nd);
         if wrong_rank(start.map(<[u64]>::len))
             || wrong_rank(count.map(<[u64]>::len))
@@ -872,32 +920,10 @@ impl Dataset {
                 stride_v[d] = s[d] as u64;
             }
         }
-        for d in 0..nd {
-            let unlimited = self.dims[v.dimids[d]].unlimited;
-            if start[d] > shape[d] && !(for_write && unlimited) {
-                return Err(NcError::new(NC_EINVALCOORDS));
-            }
-        }
         let count: PerDim<u64> = match count {
             Some(c) => PerDim::from_slice(c),
-            None => (0..nd).map(|d| shape[d].saturating_sub(start[d])).collect(),
+            None => v.dimids.iter().zip(&start).map(|(&d, &s)| self.dims[d].len.saturating_sub(s)).collect(),
         };
-        for d in 0..nd {
-            let unlimited = self.dims[v.dimids[d]].unlimited;
-            if count[d] == 0 {
-                continue;
-            }
-            if start[d] == shape[d] && !(for_write && unlimited) {
-                return Err(NcError::new(NC_EINVALCOORDS));
-            }
-            let last = (count[d] - 1)
-                .checked_mul(stride_v[d])
-                .and_then(|x| x.checked_add(start[d]))
-                .ok_or(NcError::new(NC_EEDGE))?;
-            if last >= shape[d] && !(for_write && unlimited) {
-                return Err(NcError::new(NC_EEDGE));
-            }
-        }
         let (imap_v, dense) = match imap {
             Some(m) => {
                 if m.iter().any(|&x| x < 0) {
@@ -913,15 +939,75 @@ impl Dataset {
                 (im, true)
             }
         };
-        let total = count.iter().try_fold(1u64, |a, &c| a.checked_mul(c)).ok_or(NcError::new(NC_EEDGE))?;
+        let slab = Slab { start, count, stride: stride_v, imap: imap_v, dense };
+        self.check_slab(v, &slab, for_write)?;
+        Ok(slab)
+    }
+
+    /// Checks a resolved slab against variable `v`'s dimensions, with
+    /// netCDF-C's codes: a start past a dimension's end is
+    /// `NC_EINVALCOORDS`, a last position past it `NC_EEDGE` (also when it
+    /// does not fit a u64), a stride of 0 `NC_ESTRIDE`. A write may extend
+    /// an unlimited dimension, up to [`MAX_DIM_LEN`]: a write reaching past
+    /// that, or past the largest u64, is `NC_ENOMEM`, as netCDF-C 4.10.1
+    /// answers a write whose end overflows (it accepts one that ends past
+    /// `i64::MAX`, and then cannot open what it wrote). A slab of more
+    /// elements than the address space holds is `NC_EEDGE`, a memory map
+    /// that reaches past it `NC_EINVAL`. [`Dataset::get_slab`] and
+    /// [`Dataset::put_slab`] check their slab again, so a slab made by hand
+    /// gets the same answers, never a panic.
+    fn check_slab(&self, v: &Var, slab: &Slab, for_write: bool) -> NcResult<()> {
+        // (a scalar is one element of a fixed dimension of length 1)
+        let nd = v.dimids.len().max(1);
+        let dim = |d: usize| v.dimids.get(d).map_or((1, false), |&id| (self.dims[id].len, self.dims[id].unlimited));
+        if [&slab.start, &slab.count, &slab.stride, &slab.imap].iter().any(|x| x.len() != nd) {
+            return Err(NcError::with(NC_EINVAL, "one entry per dimension is needed"));
+        }
+        if slab.stride.contains(&0) {
+            return Err(NcError::new(NC_ESTRIDE));
+        }
+        for d in 0..nd {
+            let (len, unlimited) = dim(d);
+            if slab.start[d] > len && !(for_write && unlimited) {
+                return Err(NcError::new(NC_EINVALCOORDS));
+            }
+        }
+        for d in 0..nd {
+            let (len, unlimited) = dim(d);
+            if slab.count[d] == 0 {
+                continue;
+            }
+            if for_write && unlimited {
+                match slab.end(d) {
+                    Some(end) if end <= MAX_DIM_LEN => {}
+                    _ => {
+                        return Err(NcError::with(
+                            NC_ENOMEM,
+                            format!(
+                                "a write past index {MAX_DIM_LEN} of unlimited dimension {}: \
+                                 longer than a dimension can be",
+                                self.dims[v.dimids[d]].name
+                            ),
+                        ))
+                    }
+                }
+                continue;
+            }
+            if slab.start[d] == len {
+                return Err(NcError::new(NC_EINVALCOORDS));
+            }
+            if slab.end(d).is_none_or(|end| end > len) {
+                return Err(NcError::new(NC_EEDGE));
+            }
+        }
+        let total = slab.count.iter().try_fold(1u64, |a, &c| a.checked_mul(c)).ok_or(NcError::new(NC_EEDGE))?;
         if total > isize::MAX as u64 {
             return Err(NcError::new(NC_EEDGE));
         }
-        let slab = Slab { start, count, stride: stride_v, imap: imap_v, dense };
         // The caller's buffer (mem_elems elements of up to 8 bytes) must be
         // addressable: a memory map may not overflow it.
         match slab.mem_extent() {
-            Some(n) if n <= (isize::MAX as u64) / 8 => Ok(slab),
+            Some(n) if n <= (isize::MAX as u64) / 8 => Ok(()),
             _ => Err(NcError::with(NC_EINVAL, "the memory map addresses more than the address space")),
         }
     }
@@ -961,7 +1047,7 @@ impl Dataset {
         if let Some(shard) = cache.get(&key) {
             return Ok(copy_out(&shard, &Runs::new(slab, &st.cstrides, parts)));
         }
-        let inner = Grid::within(slab, parts, &lay.chunks);
+        let inner = Grid::within(slab, parts, &lay.chunks)?;
         let whole = inner.len().saturating_mul(2) >= sh.codec.count() && st.check_chunk_size(&key).is_ok();
         // the whole shard goes into this thread's reused buffer
         with_chunk_buf(|buf| self.read_shard_in(rd, parts, copy_out, emit_fill, &key, &inner, whole, buf))
@@ -1180,14 +1266,13 @@ impl Dataset {
     /// filling the buffer) if some value did not fit the memory type.
     pub fn get_slab(&self, gid: usize, varid: i32, slab: &Slab, out: MemOut) -> NcResult<()> {
         let v = self.var(gid, varid)?;
-        let memtype = match &out {
-            MemOut::Bytes { memtype, .. } => *memtype,
-            MemOut::Strings(_) => NC_STRING,
-        };
+        self.check_slab(v, slab, false)?;
+        let memtype = out.memtype();
         if let Some(e) = &v.unreadable {
             return Err(e.clone());
         }
         type_check(v, memtype)?;
+        check_buffer(slab, out.len(), memtype)?;
         if slab.is_empty() {
             return Ok(());
         }
@@ -1196,7 +1281,7 @@ impl Dataset {
             return src.read(slab, out);
         }
         let lay = self.chunk_layout(gid, varid as usize)?;
-        let grid = Grid::new(slab, &lay.chunks);
+        let grid = Grid::new(slab, &lay.chunks)?;
         let cache = v.cache.clone();
         let keep = grid.len().saturating_mul(lay.chunk_bytes()) <= cache.config().size;
         let range = AtomicBool::new(false);
@@ -1253,7 +1338,7 @@ impl Dataset {
             lay.check_codecs()?;
         }
         if let Some(sh) = &lay.shard {
-            let shards = Grid::new(slab, &sh.storage.chunks);
+            let shards = Grid::new(slab, &sh.storage.chunks)?;
             let parallel = slab.disjoint();
             let r = any_chunks(&*self.store, shards.len(), parallel, |i| {
                 let read = ShardRead { lay: &lay, sh, cache: &cache, slab, keep, parallel };
@@ -1335,8 +1420,9 @@ impl Dataset {
     /// Writes a slab from the caller's memory. Values out of range for the
     /// variable's type are written converted and reported as `NC_ERANGE`.
     pub fn put_slab(&mut self, gid: usize, varid: i32, slab: &Slab, input: MemIn) -> NcResult<()> {
-        self.var(gid, varid)?;
+        let v = self.var(gid, varid)?;
         self.check_writable()?;
+        self.check_slab(v, slab, true)?;
         // netCDF-4: writing data ends define mode (the classic model refuses)
         if self.define_mode {
             if self.classic_model {
@@ -1345,14 +1431,12 @@ impl Dataset {
             self.enddef()?;
         }
         let v = self.var(gid, varid)?;
-        let memtype = match &input {
-            MemIn::Bytes { memtype, .. } => *memtype,
-            MemIn::Strings(_) => NC_STRING,
-        };
+        let memtype = input.memtype();
         if let Some(e) = &v.unreadable {
             return Err(e.clone());
         }
         type_check(v, memtype)?;
+        check_buffer(slab, input.len(), memtype)?;
         if slab.is_empty() {
             return Ok(());
         }
@@ -1360,16 +1444,33 @@ impl Dataset {
         // netCDF-C converts them, run by run (see `quantize_position`).
         let quantize = v.quantize;
         let qfill = if quantize.is_on() && memtype != NC_STRING { Some(self.fill_value(v)?) } else { None };
-        // Grow unlimited dimensions first, so the layout sees the new shape.
+        // Grow unlimited dimensions first, so the layout sees the new shape
+        // (`check_slab` bounded their new lengths); back as they were if
+        // the write fails before a chunk is written.
         let dimids: PerDim<usize> = PerDim::from_slice(&v.dimids);
+        let lens: PerDim<u64> = dimids.iter().map(|&d| self.dims[d].len).collect();
         for (d, &dimid) in dimids.iter().enumerate() {
             if self.dims[dimid].unlimited {
-                let end = slab.start[d] + (slab.count[d] - 1) * slab.stride[d] + 1;
-                if end > self.dims[dimid].len {
-                    self.dims[dimid].len = end;
-                }
+                let end = slab.end(d).ok_or(NcError::new(NC_ENOMEM))?;
+                self.dims[dimid].len = self.dims[dimid].len.max(end);
             }
         }
+        let planned = self.chunk_layout(gid, varid as usize).and_then(|chunks| {
+            // writes go by stored objects: whole shards, if there are shards
+            chunks.storage().check_codecs()?;
+            let grid = Grid::new(slab, &chunks.storage().chunks)?;
+            Ok((chunks, grid))
+        });
+        let (chunks, grid) = match planned {
+            Ok(p) => p,
+            Err(e) => {
+                for (&dimid, &len) in dimids.iter().zip(&lens) {
+                    self.dims[dimid].len = len;
+                }
+                return Err(e);
+            }
+        };
+        let lay = chunks.storage();
         // per chunk dimension (a scalar has one, fixed)
         let mut unlimited: PerDim<bool> = dimids.iter().map(|&d| self.dims[d].unlimited).collect();
         unlimited.resize(unlimited.len().max(1), false);
@@ -1377,11 +1478,6 @@ impl Dataset {
         let v = &mut self.groups[gid].vars[varid as usize];
         v.has_data = true;
         let cache = v.cache.clone();
-        let chunks = self.chunk_layout(gid, varid as usize)?;
-        // writes go by stored objects: whole shards, if there are shards
-        let lay = chunks.storage();
-        lay.check_codecs()?;
-        let grid = Grid::new(slab, &lay.chunks);
         let store = self.store.clone();
         let writer = |k: &StoreKey, d: Dirty<'_>| lay.write_back(&*store, k, d);
         let range = AtomicBool::new(false);
