@@ -558,7 +558,7 @@ fn chunk_runs_cover_every_position_once() {
             .collect();
         let offsets: Vec<usize> = slab.offsets().collect();
         assert_eq!(offsets, want.iter().map(|w| w.0).collect::<Vec<_>>(), "case {case}: offsets");
-        let grid = Grid::new(&slab, &chunks);
+        let grid = Grid::new(&slab, &chunks).unwrap();
         let (mut got, mut seen) = (Vec::new(), Vec::new());
         for i in 0..grid.len() {
             let parts = grid.chunk(i);

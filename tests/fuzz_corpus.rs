@@ -45,15 +45,37 @@ macro_rules! replay_tests {
         }
     )*};
 }
-replay_tests!(metadata, codec, url, zip, attrs, store, zarr3, aggregate);
+replay_tests!(metadata, codec, url, zip, attrs, store, zarr3, aggregate, slab);
 
 #[test]
 fn every_target_has_a_replay_test() {
     let names: Vec<&str> = targets::TARGETS.iter().map(|(n, _)| *n).collect();
-    assert_eq!(names, ["metadata", "codec", "url", "zip", "attrs", "store", "zarr3", "aggregate"]);
+    assert_eq!(names, ["metadata", "codec", "url", "zip", "attrs", "store", "zarr3", "aggregate", "slab"]);
     for n in names {
         assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fuzz/fuzz_targets/{n}.rs")).is_file(), "{n}");
     }
+}
+
+/// The `slab` target on pseudo-random inputs for `NCZARR_RS_FUZZ_SECONDS`
+/// (default 2) seconds, from the seed `NCZARR_RS_FUZZ_SEED` (printed) or
+/// the clock: a stable, bounded stand-in for libFuzzer's mutations.
+#[test]
+fn slab_random_inputs() {
+    let seconds: f64 = std::env::var("NCZARR_RS_FUZZ_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(2.0);
+    let seed: u64 = std::env::var("NCZARR_RS_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
+    });
+    println!("slab_random_inputs: NCZARR_RS_FUZZ_SEED={seed}");
+    let until = std::time::Instant::now() + std::time::Duration::from_secs_f64(seconds);
+    let mut n = 0u64;
+    while std::time::Instant::now() < until {
+        let input = targets::seeds::pseudo_random(16 + (n as usize * 7) % 240, seed.wrapping_add(n));
+        if std::panic::catch_unwind(|| targets::slab::run(&input)).is_err() {
+            panic!("slab fails on input {n} of NCZARR_RS_FUZZ_SEED={seed}: {input:?}");
+        }
+        n += 1;
+    }
+    println!("slab_random_inputs: {n} inputs");
 }
 
 /// The committed hand-made seeds (`fuzz/seeds/<target>/seed-*`) are exactly

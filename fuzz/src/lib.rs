@@ -14,6 +14,7 @@ pub mod codec;
 pub mod input;
 pub mod metadata;
 pub mod seeds;
+pub mod slab;
 pub mod store;
 pub mod url;
 pub mod walk;
@@ -34,6 +35,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("store", store::run),
     ("zarr3", zarr3::run),
     ("aggregate", aggregate::run),
+    ("slab", slab::run),
 ];
 
 /// Resource limits small enough that a hostile size is refused long before

@@ -20,6 +20,7 @@ pub fn all() -> Vec<Seed> {
     out.extend(url());
     out.extend(attrs());
     out.extend(zarr3());
+    out.extend(slab());
     for (target, sizes) in [
         ("zip", &[16usize, 48, 96, 200][..]),
         ("store", &[24, 64, 160, 400, 1000][..]),
@@ -107,6 +108,172 @@ fn zarr3() -> Vec<Seed> {
         let mut t = b"#text".to_vec();
         t.extend(dataset_text(modes));
         out.push(("zarr3", format!("seed-written-{}", modes.replace(',', "-")), t));
+    }
+    out
+}
+
+/// A start or count of a `slab` seed, as `slab::index` decodes it.
+#[derive(Clone, Copy)]
+enum Ix {
+    Small(u8),
+    /// u64::MAX minus this.
+    Max(u8),
+    /// 2^63 minus this.
+    Half(u8),
+    /// 2^33 plus this.
+    Big(u8),
+}
+
+/// A stride or map entry of a `slab` seed, as `slab::step` decodes it.
+#[derive(Clone, Copy)]
+enum St {
+    S(u8),
+    Zero,
+    /// i32::MAX, the largest stride.
+    I32Max,
+    /// 2^(32 + this).
+    Pow(u8),
+}
+
+/// One call of a `slab` seed: a put?, start, count, stride, map.
+type Call<'a> = (bool, Option<&'a [Ix]>, Option<&'a [Ix]>, Option<&'a [St]>, Option<&'a [St]>);
+
+/// The bytes `slab::run` decodes into: dimensions (0 unlimited, 1 of
+/// length 0, n > 1 fixed of n - 1), chunk shape, calls.
+fn slab_seed(dims: &[u8], chunks: Option<&[u8]>, calls: &[Call]) -> Vec<u8> {
+    let mut b = vec![dims.len() as u8];
+    for &d in dims {
+        b.extend(if d < 2 { vec![d] } else { vec![2, d - 2] });
+    }
+    if !dims.is_empty() {
+        b.push(chunks.is_some() as u8);
+        b.extend(chunks.unwrap_or_default().iter().map(|c| c - 1));
+    }
+    b.push(calls.len() as u8 - 1);
+    let ix = |b: &mut Vec<u8>, v: Option<&[Ix]>| {
+        b.push(v.is_some() as u8);
+        for x in v.unwrap_or_default() {
+            b.extend(match *x {
+                Ix::Small(n) => vec![0, 5, n],
+                Ix::Max(k) => vec![k, 0],
+                Ix::Half(k) => vec![k, 1],
+                Ix::Big(k) => vec![k, 3],
+            });
+        }
+    };
+    let st = |b: &mut Vec<u8>, v: Option<&[St]>| {
+        for x in v.unwrap_or_default() {
+            b.extend(match *x {
+                St::S(n) => vec![7, n - 1],
+                St::Zero => vec![0],
+                St::I32Max => vec![2, 0],
+                St::Pow(k) => vec![5, k],
+            });
+        }
+    };
+    for &(put, start, count, stride, imap) in calls {
+        b.extend([put as u8, 1]);
+        ix(&mut b, start);
+        ix(&mut b, count);
+        b.push(stride.is_some() as u8);
+        st(&mut b, stride);
+        b.push(imap.is_none() as u8);
+        st(&mut b, imap);
+    }
+    b
+}
+
+/// The `slab` target: hand-made calls on each kind of dimension, and
+/// pseudo-random inputs.
+fn slab() -> Vec<Seed> {
+    use Ix::Small;
+    use {Ix::*, St::*};
+    let one = Some(&[Small(1)][..]);
+    let hand: Vec<(&str, Vec<u8>)> = vec![
+        // unlimited: records written, read back, all of it read (NULLs)
+        (
+            "put-get-unlimited",
+            slab_seed(
+                &[0],
+                Some(&[2]),
+                &[
+                    (true, Some(&[Small(1)]), Some(&[Small(3)]), None, None),
+                    (false, Some(&[Small(0)]), Some(&[Small(4)]), None, None),
+                    (false, None, None, None, None),
+                ],
+            ),
+        ),
+        // the far end of an unlimited dimension: refused; the limit: held
+        (
+            "far-end",
+            slab_seed(
+                &[0],
+                None,
+                &[
+                    (true, Some(&[Max(0)]), one, None, None),
+                    (true, Some(&[Half(0)]), one, None, None),
+                    (true, Some(&[Max(1)]), Some(&[Small(4)]), None, None),
+                    (true, Some(&[Half(2)]), one, None, None),
+                    (false, Some(&[Half(2)]), one, None, None),
+                ],
+            ),
+        ),
+        // fixed by unlimited, chunks 2x2: a strided write, a transposed read
+        (
+            "strided-mapped",
+            slab_seed(
+                &[4, 0],
+                Some(&[2, 2]),
+                &[
+                    (true, Some(&[Small(0), Small(1)]), Some(&[Small(2), Small(3)]), Some(&[S(2), S(2)]), None),
+                    (false, Some(&[Small(0), Small(0)]), Some(&[Small(3), Small(6)]), None, Some(&[S(1), S(3)])),
+                ],
+            ),
+        ),
+        // strides: 0, the largest, with a count past u64 in the product
+        (
+            "stride-count",
+            slab_seed(
+                &[0, 5],
+                None,
+                &[
+                    (true, Some(&[Small(0), Small(0)]), Some(&[Small(2), Small(1)]), Some(&[Zero, S(1)]), None),
+                    (true, Some(&[Half(0), Small(0)]), Some(&[Small(2), Small(1)]), Some(&[I32Max, S(1)]), None),
+                    (true, Some(&[Small(0), Small(0)]), Some(&[Big(1), Small(1)]), Some(&[I32Max, S(1)]), None),
+                    (false, Some(&[Small(0), Small(0)]), Some(&[Big(0), Small(1)]), Some(&[I32Max, S(1)]), None),
+                ],
+            ),
+        ),
+        // maps past the address space
+        (
+            "map-overflow",
+            slab_seed(
+                &[3, 0],
+                None,
+                &[
+                    (true, Some(&[Small(0), Small(0)]), Some(&[Small(2), Small(2)]), None, Some(&[Pow(30), S(1)])),
+                    (false, Some(&[Small(0), Small(0)]), Some(&[Small(2), Small(1)]), None, Some(&[Pow(28), Pow(29)])),
+                ],
+            ),
+        ),
+        // a scalar; a zero-length dimension among three
+        ("scalar", slab_seed(&[], None, &[(true, None, None, None, None), (false, None, None, None, None)])),
+        (
+            "zero-length",
+            slab_seed(
+                &[3, 1, 0],
+                Some(&[1, 2, 3]),
+                &[
+                    (true, Some(&[Small(0), Small(0), Small(0)]), Some(&[Small(1), Small(0), Small(2)]), None, None),
+                    (true, Some(&[Small(0), Small(0), Small(0)]), Some(&[Small(1), Small(1), Small(2)]), None, None),
+                    (false, None, None, None, None),
+                ],
+            ),
+        ),
+    ];
+    let mut out: Vec<Seed> = hand.into_iter().map(|(name, b)| ("slab", format!("seed-{name}"), b)).collect();
+    for (i, n) in [16usize, 32, 64, 128].into_iter().enumerate() {
+        out.push(("slab", format!("seed-random-{i}"), pseudo_random(n, 300 + i as u64)));
     }
     out
 }

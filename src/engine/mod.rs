@@ -5,6 +5,8 @@
 
 pub mod aggregate;
 pub mod cache;
+mod chunk_codec;
+mod chunk_plan;
 pub mod consts;
 pub mod convert;
 pub mod copy;
@@ -17,8 +19,12 @@ pub mod json;
 pub mod model;
 pub mod names;
 pub mod ncfile;
+mod process;
 pub mod quantize;
+mod shard_read;
 pub mod slab;
+mod slab_check;
+mod strings;
 pub mod types;
 pub mod url;
 

@@ -102,9 +102,9 @@ pub struct Var {
     /// aggregated variable's partitions (`engine::aggregate`), or the
     /// netCDF file the dataset was read from (`engine::ncfile`).
     pub source: Option<Arc<dyn VarSource>>,
-    /// The chunk layout the data path built for this variable, kept for the
+    /// The chunk plan the data path built for this variable, kept for the
     /// next call while the metadata have not changed (empty in a clone).
-    pub layout: super::data::LayoutSlot,
+    pub layout: super::data::PlanSlot,
 }
 
 /// The data of a variable that are not chunks of the dataset's store.
@@ -183,8 +183,8 @@ pub struct Dataset {
     pub(in crate::engine) notes: Vec<String>,
     /// Counts metadata changes: every method that takes the dataset
     /// mutably for its metadata advances it ([`Dataset::touch`]); a
-    /// variable's cached chunk layout is used only at the count it was
-    /// built at (`data::LayoutSlot`).
+    /// variable's cached chunk plan is used only at the count it was
+    /// built at (`data::PlanSlot`).
     pub(in crate::engine) meta_gen: u64,
 }
 
@@ -250,7 +250,7 @@ impl Dataset {
         }
     }
 
-    /// Records a change of metadata: cached chunk layouts are rebuilt.
+    /// Records a change of metadata: cached chunk plans are rebuilt.
     pub(in crate::engine) fn touch(&mut self) {
         self.meta_gen = self.meta_gen.wrapping_add(1);
     }

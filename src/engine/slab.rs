@@ -9,6 +9,8 @@
 //! length) with an odometer over the dimensions. Nothing here allocates
 //! per element: a chunk costs O(rank), whatever the slab's size.
 
+use super::error::NC_EEDGE;
+use super::{NcError, NcResult};
 use smallvec::SmallVec;
 
 /// One value per dimension, inline up to rank 4 (no allocation for the
@@ -44,6 +46,16 @@ impl Slab {
 
     pub fn is_empty(&self) -> bool {
         self.count.contains(&0)
+    }
+
+    /// One past the last position along dimension `d`: `start + (count -
+    /// 1) * stride + 1`, or `start` when the count is 0. `None` when it does
+    /// not fit a u64 (the slab reaches past any dimension).
+    pub fn end(&self, d: usize) -> Option<u64> {
+        match self.count[d] {
+            0 => Some(self.start[d]),
+            n => (n - 1).checked_mul(self.stride[d])?.checked_add(self.start[d])?.checked_add(1),
+        }
     }
 
     /// Distinct positions of the slab go to distinct elements of memory: the
@@ -132,9 +144,15 @@ pub struct Part {
 }
 
 impl DimCut {
-    fn new(start: u64, count: u64, stride: u64, chunk: u64) -> DimCut {
+    /// `None` when the last position does not fit a u64 (then no position
+    /// past the first is computed, and the parts below cannot overflow).
+    fn new(start: u64, count: u64, stride: u64, chunk: u64) -> Option<DimCut> {
         let chunk = chunk.max(1);
         let first = start / chunk;
+        let last = match count {
+            0 => start,
+            n => (n - 1).checked_mul(stride)?.checked_add(start)?,
+        };
         let n = if count == 0 {
             0
         } else if stride >= chunk {
@@ -143,9 +161,9 @@ impl DimCut {
         } else {
             // positions closer than a chunk: every chunk between the first
             // and the last position holds some
-            (start + (count - 1) * stride) / chunk - first + 1
+            last / chunk - first + 1
         };
-        DimCut { start, count, stride, chunk, first, n }
+        Some(DimCut { start, count, stride, chunk, first, n })
     }
 
     /// The `i`-th chunk touched (`i < n`).
@@ -156,9 +174,10 @@ impl DimCut {
         }
         let chunk = self.first + i;
         let lo = chunk * self.chunk;
-        let hi = lo.saturating_add(self.chunk);
+        // the chunk's last index (u64::MAX at most: an index is a u64)
+        let hi = lo.saturating_add(self.chunk - 1);
         let k = if lo <= self.start { 0 } else { (lo - self.start).div_ceil(self.stride) };
-        let end = (hi - self.start).div_ceil(self.stride).min(self.count);
+        let end = ((hi - self.start) / self.stride + 1).min(self.count);
         Part { chunk, k, n: end - k, w: self.start + k * self.stride - lo }
     }
 }
@@ -171,12 +190,19 @@ pub struct Grid {
     len: usize,
 }
 
+/// A slab that reaches past the largest index (`Dataset::slab` refuses
+/// those before any grid is made).
+fn past_the_end() -> NcError {
+    NcError::with(NC_EEDGE, "the slab reaches past the largest index")
+}
+
 impl Grid {
     /// `chunks`: the chunk shape (one entry per dimension of the slab).
-    pub fn new(slab: &Slab, chunks: &[u64]) -> Grid {
-        let cuts: PerDim<DimCut> =
+    /// `NC_EEDGE` when the slab's last position does not fit a u64.
+    pub fn new(slab: &Slab, chunks: &[u64]) -> NcResult<Grid> {
+        let cuts: Option<PerDim<DimCut>> =
             (0..chunks.len()).map(|d| DimCut::new(slab.start[d], slab.count[d], slab.stride[d], chunks[d])).collect();
-        Grid::of(cuts, SmallVec::from_elem(0, chunks.len()))
+        Ok(Grid::of(cuts.ok_or_else(past_the_end)?, SmallVec::from_elem(0, chunks.len())))
     }
 
     /// The chunks of shape `chunks` touched by the positions of `slab`
@@ -184,11 +210,14 @@ impl Grid {
     /// slab (a shard, whose shape is a multiple of `chunks`). Chunk indices
     /// are over the whole array, slab indices over the whole slab, so
     /// [`Runs`] of `slab` walk them.
-    pub fn within(slab: &Slab, outer: &[Part], chunks: &[u64]) -> Grid {
-        let cuts = (0..chunks.len())
-            .map(|d| DimCut::new(slab.start[d] + outer[d].k * slab.stride[d], outer[d].n, slab.stride[d], chunks[d]))
+    pub fn within(slab: &Slab, outer: &[Part], chunks: &[u64]) -> NcResult<Grid> {
+        let cuts: Option<PerDim<DimCut>> = (0..chunks.len())
+            .map(|d| {
+                let start = outer[d].k.checked_mul(slab.stride[d])?.checked_add(slab.start[d])?;
+                DimCut::new(start, outer[d].n, slab.stride[d], chunks[d])
+            })
             .collect();
-        Grid::of(cuts, outer.iter().map(|p| p.k).collect())
+        Ok(Grid::of(cuts.ok_or_else(past_the_end)?, outer.iter().map(|p| p.k).collect()))
     }
 
     fn of(cuts: PerDim<DimCut>, koff: PerDim<u64>) -> Grid {
@@ -333,18 +362,18 @@ mod tests {
     #[test]
     fn cuts_by_dimension() {
         // start 3, count 5, stride 1, chunk 4: [3] in chunk 0, [4..8) in chunk 1
-        let c = DimCut::new(3, 5, 1, 4);
+        let c = DimCut::new(3, 5, 1, 4).unwrap();
         assert_eq!(c.n, 2);
         assert_eq!(c.part(0), Part { chunk: 0, k: 0, n: 1, w: 3 });
         assert_eq!(c.part(1), Part { chunk: 1, k: 1, n: 4, w: 0 });
         // stride 3 over chunk 4: 0, 3 | 6 | 9 (chunk 2, w 1)
-        let c = DimCut::new(0, 4, 3, 4);
+        let c = DimCut::new(0, 4, 3, 4).unwrap();
         assert_eq!(c.n, 3);
         assert_eq!(c.part(0), Part { chunk: 0, k: 0, n: 2, w: 0 });
         assert_eq!(c.part(1), Part { chunk: 1, k: 2, n: 1, w: 2 });
         assert_eq!(c.part(2), Part { chunk: 2, k: 3, n: 1, w: 1 });
         // stride past the chunk: chunks skipped
-        let c = DimCut::new(1, 3, 10, 4);
+        let c = DimCut::new(1, 3, 10, 4).unwrap();
         assert_eq!(c.n, 3);
         assert_eq!(c.part(2), Part { chunk: 5, k: 2, n: 1, w: 1 });
     }
@@ -360,7 +389,7 @@ mod tests {
             dense: true,
         };
         let cs = [4, 1];
-        let g = Grid::new(&s, &[4, 4]);
+        let g = Grid::new(&s, &[4, 4]).unwrap();
         assert_eq!(g.len(), 2);
         let p = g.chunk(1);
         let r = Runs::new(&s, &cs, &p);
@@ -380,17 +409,39 @@ mod tests {
             imap: vec![1].into(),
             dense: true,
         };
-        let shards = Grid::new(&s, &[8]);
+        let shards = Grid::new(&s, &[8]).unwrap();
         assert_eq!(shards.len(), 2);
         let second = shards.chunk(1); // positions 8..13, slab indices 5..10
         assert_eq!(second[0], Part { chunk: 1, k: 5, n: 5, w: 0 });
-        let inner = Grid::within(&s, &second, &[2]);
+        let inner = Grid::within(&s, &second, &[2]).unwrap();
         assert_eq!(inner.len(), 3);
         assert_eq!(inner.chunk(0)[0], Part { chunk: 4, k: 5, n: 2, w: 0 });
         assert_eq!(inner.chunk(2)[0], Part { chunk: 6, k: 9, n: 1, w: 0 });
         // the same chunks as a grid of the whole slab by chunks
-        let all = Grid::new(&s, &[2]);
+        let all = Grid::new(&s, &[2]).unwrap();
         assert_eq!(all.chunk(5)[0], inner.chunk(2)[0]);
+    }
+
+    #[test]
+    fn ends_past_u64_are_refused() {
+        let s = |start: u64, count: u64, stride: u64| Slab {
+            start: vec![start].into(),
+            count: vec![count].into(),
+            stride: vec![stride].into(),
+            imap: vec![1].into(),
+            dense: true,
+        };
+        assert_eq!(s(u64::MAX - 1, 1, 1).end(0), Some(u64::MAX));
+        assert_eq!(s(u64::MAX, 1, 1).end(0), None);
+        assert_eq!(s(u64::MAX, 0, 1).end(0), Some(u64::MAX));
+        assert_eq!(s(0, 1 << 33, 1 << 31).end(0), None);
+        for bad in [s(u64::MAX - 1, 3, 1), s(1, 1 << 33, 1 << 31)] {
+            assert_eq!(Grid::new(&bad, &[4]).err().map(|e| e.code()), Some(NC_EEDGE));
+        }
+        // the last position is u64::MAX: its chunk is the grid's last
+        let g = Grid::new(&s(u64::MAX - 2, 3, 1), &[2]).unwrap();
+        assert_eq!(g.len(), 2);
+        assert_eq!(g.chunk(1)[0], Part { chunk: u64::MAX / 2, k: 1, n: 2, w: 0 });
     }
 
     #[test]
