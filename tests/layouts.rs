@@ -6,7 +6,7 @@ use nczarr_rs::engine::data::MemIn;
 use nczarr_rs::engine::error::*;
 use nczarr_rs::engine::file;
 use nczarr_rs::engine::format::DatasetDriver;
-use nczarr_rs::engine::model::{Dataset, Layout};
+use nczarr_rs::engine::model::{Dataset, NczarrLayout};
 use nczarr_rs::engine::types::Values;
 use nczarr_rs::map::{Driver, StoreKey};
 
@@ -55,7 +55,7 @@ fn nczarr_v1() {
         ],
     );
     let ds = file::open(&url, NC_WRITE).unwrap();
-    assert_eq!(ds.layout(), Layout::V1);
+    assert_eq!(ds.nczarr_layout(), NczarrLayout::V1);
     assert!(!ds.is_writable(), "v1 is read-only");
     assert_eq!(dim_names(&ds, 0, "var"), ["dim0", "dim1"]);
     assert!(ds.groups()[0].vars[0].no_fill);
@@ -95,7 +95,7 @@ fn netcdf_c_490_uppercase_u1_and_bare_nan() {
         ],
     );
     let ds = open(&url);
-    assert_eq!(ds.layout(), Layout::V2Upper);
+    assert_eq!(ds.nczarr_layout(), NczarrLayout::V2Upper);
     let c = &ds.groups()[0].vars[0];
     assert_eq!(c.nctype, NC_CHAR);
     let (_, fill) = ds.inq_var_fill(0, 1).unwrap();
@@ -134,7 +134,7 @@ fn netcdf_c_410_attributes_layout_with_unlimited_and_scalar() {
         ],
     );
     let ds = open(&url);
-    assert_eq!(ds.layout(), Layout::V2InAttrs);
+    assert_eq!(ds.nczarr_layout(), NczarrLayout::V2InAttrs);
     assert!(ds.dims()[0].unlimited && ds.dims()[0].len == 3);
     assert_eq!(ds.get_att(0, NC_GLOBAL, "n").unwrap(), Values::Int64(vec![1]));
     assert_eq!(ds.groups()[0].atts.len(), 1, "NCZarr keys are hidden");
@@ -180,7 +180,7 @@ fn pure_zarr_inference() {
         ],
     );
     let ds = open(&url);
-    assert_eq!(ds.layout(), Layout::PureZarr);
+    assert_eq!(ds.nczarr_layout(), NczarrLayout::PureZarr);
     assert_eq!(dim_names(&ds, 0, "a"), ["_Anonymous_Dim_10", "_Anonymous_Dim_20"]);
     assert_eq!(dim_names(&ds, 0, "b"), ["_Anonymous_Dim_20"], "same length, same dimension");
     assert_eq!(dim_names(&ds, 0, "named"), ["lat"]);
@@ -421,9 +421,9 @@ fn malformed_metadata_is_an_error_not_a_crash() {
 
 #[test]
 fn our_layout_roundtrips_through_the_engine() {
-    for (url, layout) in [
-        ("mem://layouts/roundtrip", Layout::V2InAttrs),
-        ("mem://layouts/roundtrip_old#mode=nczarr,oldkeys", Layout::V2),
+    for (url, nczarr_layout) in [
+        ("mem://layouts/roundtrip", NczarrLayout::V2InAttrs),
+        ("mem://layouts/roundtrip_old#mode=nczarr,oldkeys", NczarrLayout::V2),
     ] {
         let mut ds = file::create(url, NC_CLOBBER).unwrap();
         let t = ds.def_dim(0, "t", NC_UNLIMITED as u64).unwrap() as i32;
@@ -438,7 +438,7 @@ fn our_layout_roundtrips_through_the_engine() {
         ds.enddef().unwrap();
         ds.close().unwrap();
         let ds = open(url);
-        assert_eq!(ds.layout(), layout, "{url}");
+        assert_eq!(ds.nczarr_layout(), nczarr_layout, "{url}");
         assert_eq!(ds.get_att(1, 0, "scale").unwrap(), Values::Float(vec![0.1]));
         assert_eq!(ds.get_att(0, NC_GLOBAL, "s").unwrap(), Values::String(vec!["a".into()]));
         assert_eq!(ds.inq_var_fill(1, 0).unwrap().1, Values::Double(vec![f64::NEG_INFINITY]));

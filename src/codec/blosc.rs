@@ -9,9 +9,9 @@
 //! environment variables, and are safe to call from many threads. Chunks
 //! are already coded in parallel, so Blosc runs one internal thread.
 
-use super::registry::{self, Ctx, Decl, ParamError, Stage};
+use super::registry::{self, Ctx, Decl, ParamError, Stage, V3};
 use super::{Codec, CodecError, CodecResult};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::ffi::{c_void, CString};
 
 /// Blosc back ends this build has, by numcodecs' `cname`, with netCDF-C's
@@ -30,16 +30,68 @@ pub const DECL: Decl = Decl {
     build: Some(build),
     to_hdf5,
     from_hdf5: Some(from_hdf5),
+    v3: Some(V3 { name: "blosc", from_v3, to_v3 }),
 };
+
+/// Zarr v3's names of numcodecs' shuffle modes 0, 1, 2.
+const SHUFFLES: [&str; 3] = ["noshuffle", "shuffle", "bitshuffle"];
+
+/// Zarr v3's `blosc`: `shuffle` by name, `typesize` kept (the element size
+/// shuffling works on).
+fn from_v3(conf: &Map<String, Value>) -> Result<Value, String> {
+    let shuffle = match conf.get("shuffle") {
+        None => 1,
+        Some(Value::String(s)) => {
+            SHUFFLES.iter().position(|n| n == s).ok_or_else(|| format!("blosc shuffle {s:?}"))? as i64
+        }
+        Some(s) => return Err(format!("blosc shuffle {s}")),
+    };
+    let mut c = json!({
+        "id": "blosc",
+        "cname": conf.get("cname").cloned().unwrap_or(json!("lz4")),
+        "clevel": conf.get("clevel").cloned().unwrap_or(json!(5)),
+        "shuffle": shuffle,
+        "blocksize": conf.get("blocksize").cloned().unwrap_or(json!(0)),
+    });
+    if let Some(t) = conf.get("typesize") {
+        c["typesize"] = t.clone();
+    }
+    Ok(c)
+}
+
+/// `typesize`: as read, else the array's element size (as zarr-python
+/// writes it); numcodecs' AUTOSHUFFLE as what it resolves to.
+fn to_v3(cfg: &Value, ctx: &Ctx) -> Option<Value> {
+    let p = |name, default| registry::int(cfg, name).unwrap_or(default);
+    let typesize = p("typesize", ctx.dtype.size as i64);
+    let shuffle = match p("shuffle", 1) {
+        AUTOSHUFFLE if typesize == 1 => BITSHUFFLE,
+        AUTOSHUFFLE => 1,
+        s => s,
+    };
+    let shuffle = SHUFFLES.get(shuffle as usize).copied().unwrap_or("shuffle");
+    Some(json!({
+        "typesize": typesize, "cname": cname(cfg), "clevel": p("clevel", 5), "shuffle": shuffle, "blocksize": p("blocksize", 0),
+    }))
+}
 
 fn cname(cfg: &Value) -> &str {
     cfg.get("cname").and_then(Value::as_str).unwrap_or("lz4")
 }
 
-/// numcodecs' defaults: lz4, level 5, byte shuffle, automatic block size.
+/// numcodecs' defaults: lz4, level 5, byte shuffle, automatic block size;
+/// shuffling on the array's elements, or on `typesize` bytes when the JSON
+/// has it (Zarr v3's `blosc`).
 fn build(cfg: &Value, ctx: &Ctx) -> CodecResult<Box<dyn Codec>> {
     let p = |name, default| registry::int(cfg, name).unwrap_or(default);
-    Ok(Box::new(Blosc::new(cname(cfg), p("clevel", 5), p("shuffle", 1), p("blocksize", 0), ctx.dtype.size)?))
+    let typesize = match cfg.get("typesize") {
+        None | Some(Value::Null) => ctx.dtype.size,
+        Some(t) => match registry::int(cfg, "typesize").and_then(|n| usize::try_from(n).ok()).filter(|&n| n > 0) {
+            Some(n) => n,
+            None => return Err(CodecError::BadConfig("blosc", format!("typesize {t}"))),
+        },
+    };
+    Ok(Box::new(Blosc::new(cname(cfg), p("clevel", 5), p("shuffle", 1), p("blocksize", 0), typesize)?))
 }
 
 /// Seven parameters, as netCDF-C's `nc_def_var_blosc` passes them: 0, 0,

@@ -16,6 +16,7 @@ pub const DECL: Decl = Decl {
     build: Some(build),
     to_hdf5: registry::level_to_hdf5,
     from_hdf5: Some(from_hdf5),
+    v3: None,
 };
 
 fn build(cfg: &Value, _: &Ctx) -> CodecResult<Box<dyn Codec>> {

@@ -2,10 +2,15 @@
 //! CRC-32C (Castagnoli) as 4 little-endian bytes. Decoding checks and
 //! strips it; a mismatch is corrupt data.
 
-use super::registry::{Decl, Stage};
+use super::registry::{Decl, Stage, V3};
 use super::{Codec, CodecError, CodecResult};
+use serde_json::json;
 
-pub const DECL: Decl = Decl::numcodecs("crc32c", Stage::BytesToBytes, |_, _| Ok(Box::new(Crc32c)));
+/// Zarr v3's `crc32c` has no configuration.
+pub const DECL: Decl = Decl {
+    v3: Some(V3 { name: "crc32c", from_v3: |_| Ok(json!({"id": "crc32c"})), to_v3: |_, _| None }),
+    ..Decl::numcodecs("crc32c", Stage::BytesToBytes, |_, _| Ok(Box::new(Crc32c)))
+};
 
 #[derive(Debug)]
 pub struct Crc32c;

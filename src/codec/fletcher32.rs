@@ -14,6 +14,7 @@ pub const DECL: Decl = Decl {
     build: Some(|_, _| Ok(Box::new(Fletcher32))),
     to_hdf5: no_params,
     from_hdf5: Some(from_hdf5),
+    v3: None,
 };
 
 /// Parameters are ignored, as netCDF-C's plugin does.

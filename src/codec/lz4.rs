@@ -19,6 +19,7 @@ pub const DECL: Decl = Decl {
     build: Some(|_, _| Ok(Box::new(Lz4))),
     to_hdf5: |cfg, _| vec![registry::int(cfg, "acceleration").unwrap_or(1) as i32 as u32],
     from_hdf5: Some(from_hdf5),
+    v3: None,
 };
 
 /// No parameter (numcodecs' default acceleration 1) or the acceleration.

@@ -22,6 +22,8 @@ thread_local! {
 #[derive(Clone, Debug)]
 struct Entry {
     json: Value,
+    /// What the codec is built for (the dtype flowing into it).
+    ctx: Ctx,
     codec: Result<Arc<dyn Codec>, CodecError>,
     /// HDF5 filter id and parameters, for codecs that have an id.
     hdf5: Option<(u32, Vec<u32>)>,
@@ -55,7 +57,7 @@ impl Pipeline {
             None => DataType::new(Kind::Other, 1, false),
         };
         let mut p = Pipeline::new(dtype);
-        p.entries = filters.iter().chain(compressor).map(|j| Pipeline::entry(j.clone())).collect();
+        p.entries = filters.iter().chain(compressor).map(|j| p.entry(j.clone())).collect();
         p.compressor = compressor.is_some();
         p.resolve();
         p
@@ -79,8 +81,8 @@ impl Pipeline {
         }
     }
 
-    fn entry(json: Value) -> Entry {
-        Entry { json, codec: Err(CodecError::Unknown(String::new())), hdf5: None }
+    fn entry(&self, json: Value) -> Entry {
+        Entry { json, ctx: Ctx { dtype: self.dtype }, codec: Err(CodecError::Unknown(String::new())), hdf5: None }
     }
 
     /// After a definition: netCDF-C's layout, and every codec rebuilt.
@@ -95,6 +97,7 @@ impl Pipeline {
         let mut first_err = None;
         for e in &mut self.entries {
             let ctx = Ctx { dtype };
+            e.ctx = ctx;
             let decl: Option<&Decl> = registry::by_id(registry::json_id(&e.json));
             e.codec = registry::build(&e.json, &ctx).map(Arc::from);
             e.hdf5 = decl.and_then(|d| d.hdf5_id.map(|id| (id, (d.to_hdf5)(&e.json, &ctx))));
@@ -131,6 +134,12 @@ impl Pipeline {
         self.entries.iter().map(|e| &e.json)
     }
 
+    /// The codecs' JSON, in order, each with what it is built for (a Zarr
+    /// v3 writer's [`registry::to_v3`] needs it).
+    pub fn configs_ctx(&self) -> impl Iterator<Item = (&Value, &Ctx)> {
+        self.entries.iter().map(|e| (&e.json, &e.ctx))
+    }
+
     /// Whether a codec with numcodecs id `id` is in the pipeline.
     pub fn contains(&self, id: &str) -> bool {
         self.entries.iter().any(|e| registry::json_id(&e.json) == id)
@@ -148,7 +157,8 @@ impl Pipeline {
 
     /// Inserts a codec at `at` (clamped to the end).
     pub fn insert(&mut self, at: usize, json: Value) {
-        self.entries.insert(at.min(self.entries.len()), Pipeline::entry(json));
+        let e = self.entry(json);
+        self.entries.insert(at.min(self.entries.len()), e);
         self.redefined();
     }
 
@@ -167,9 +177,10 @@ impl Pipeline {
     /// netCDF-C's `NCZ_addfilter` does).
     pub fn set(&mut self, json: Value) {
         let id = registry::json_id(&json).to_string();
+        let new = self.entry(json);
         match self.entries.iter_mut().find(|e| registry::json_id(&e.json) == id) {
-            Some(e) => *e = Pipeline::entry(json),
-            None => self.entries.push(Pipeline::entry(json)),
+            Some(e) => *e = new,
+            None => self.entries.push(new),
         }
         self.redefined();
     }

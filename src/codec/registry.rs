@@ -2,13 +2,13 @@
 //!
 //! A declaration ([`Decl`]) gives a codec's numcodecs id, its HDF5 filter
 //! id (the one netCDF-C's filter API shows for it, when it has one), its
-//! stage, how to build the typed codec from numcodecs' JSON, and how its
-//! JSON maps to and from netCDF-C's `unsigned int` filter parameters.
-//! Adding a codec is one file (its `DECL` and functions) and one line in
-//! [`REGISTRY`].
+//! stage, how to build the typed codec from numcodecs' JSON, how its JSON
+//! maps to and from netCDF-C's `unsigned int` filter parameters, and its
+//! Zarr v3 name and configuration ([`V3`]). Adding a codec is one file
+//! (its `DECL` and functions) and one line in [`REGISTRY`].
 
 use super::{Codec, CodecError, CodecResult, DataType};
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 
 /// Where a codec sits in a chunk's pipeline (Zarr v3's codec classes; in
 /// Zarr v2, `filters` hold array -> array and bytes -> bytes codecs and
@@ -63,13 +63,32 @@ pub struct Decl {
     /// when the filter API cannot define it (its HDF5 id is another
     /// codec's, or it has none).
     pub from_hdf5: Option<FromHdf5Fn>,
+    /// The codec's own Zarr v3 name and configuration; `None`: zarr-python's
+    /// wrapping of numcodecs, `numcodecs.<id>` with the JSON's other keys as
+    /// its configuration ([`to_v3`], [`from_v3`]).
+    pub v3: Option<V3>,
+}
+
+/// A codec's Zarr v3 form, `{"name": .., "configuration": {..}}`: the
+/// mapping keeps every parameter both ways (a store rewritten keeps the
+/// configuration it was read with).
+pub struct V3 {
+    /// Its name in Zarr v3's codec list.
+    pub name: &'static str,
+    /// The v3 configuration (empty when absent) -> the codec's JSON (with
+    /// its `id`), v3's defaults made explicit; `Err`: why it is refused.
+    pub from_v3: fn(&Map<String, Value>) -> Result<Value, String>,
+    /// The codec's JSON (as read from v3, or defined in numcodecs' terms)
+    /// -> the v3 configuration, for an array of `Ctx::dtype`; `None`: the
+    /// codec has no configuration.
+    pub to_v3: fn(&Value, &Ctx) -> Option<Value>,
 }
 
 impl Decl {
     /// A numcodecs codec without an HDF5 filter id (the filter API neither
-    /// shows nor defines it).
+    /// shows nor defines it) nor a Zarr v3 name.
     pub const fn numcodecs(id: &'static str, stage: Stage, build: BuildFn) -> Decl {
-        Decl { id, hdf5_id: None, stage, build: Some(build), to_hdf5: no_params, from_hdf5: None }
+        Decl { id, hdf5_id: None, stage, build: Some(build), to_hdf5: no_params, from_hdf5: None, v3: None }
     }
 }
 
@@ -125,6 +144,51 @@ pub fn hdf5_available(id: u32) -> bool {
 pub fn from_hdf5(id: u32, params: &[u32], dtype: DataType) -> Option<Result<Value, ParamError>> {
     let d = by_hdf5_id(id)?;
     Some((d.from_hdf5?)(params, &Ctx { dtype }))
+}
+
+/// zarr-python's name prefix for the numcodecs codecs Zarr v3 has no name
+/// for (`numcodecs.zlib`).
+pub const NUMCODECS_PREFIX: &str = "numcodecs.";
+
+/// A Zarr v3 codec (`name` and `configuration`) as the codec's JSON: by a
+/// declaration's v3 name, or zarr-python's `numcodecs.<id>` (the
+/// configuration's keys and the id). `Err`: an unknown name, or a
+/// configuration the codec refuses.
+pub fn from_v3(name: &str, conf: &Value) -> Result<Value, String> {
+    let conf = match conf {
+        Value::Object(m) => m.clone(),
+        Value::Null => Map::new(),
+        other => return Err(format!("codec {name}: configuration {other} is not an object")),
+    };
+    if let Some(v3) = REGISTRY.iter().find_map(|d| d.v3.as_ref().filter(|v| v.name == name)) {
+        return (v3.from_v3)(&conf);
+    }
+    match name.strip_prefix(NUMCODECS_PREFIX).and_then(by_id) {
+        Some(d) => {
+            let mut c = conf;
+            c.insert("id".into(), json!(d.id));
+            Ok(Value::Object(c))
+        }
+        None => Err(format!("codec {name:?} is not available")),
+    }
+}
+
+/// A codec's JSON as a Zarr v3 codec, for an array of `ctx.dtype`: its v3
+/// name and configuration, or zarr-python's `numcodecs.<id>` with the
+/// JSON's other keys.
+pub fn to_v3(cfg: &Value, ctx: &Ctx) -> Value {
+    let id = json_id(cfg);
+    match by_id(id).and_then(|d| d.v3.as_ref()) {
+        Some(v3) => match (v3.to_v3)(cfg, ctx) {
+            Some(conf) => json!({ "name": v3.name, "configuration": conf }),
+            None => json!({ "name": v3.name }),
+        },
+        None => {
+            let mut conf = cfg.as_object().cloned().unwrap_or_default();
+            conf.remove("id");
+            json!({ "name": format!("{NUMCODECS_PREFIX}{id}"), "configuration": conf })
+        }
+    }
 }
 
 /// The id of a codec's JSON ("" when it has none).

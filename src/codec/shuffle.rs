@@ -13,6 +13,7 @@ pub const DECL: Decl = Decl {
     // netCDF-C shows no parameter (its plugin works out the element size)
     to_hdf5: no_params,
     from_hdf5: Some(from_hdf5),
+    v3: None,
 };
 
 /// `elementsize` 0 (netCDF-C 4.10 writes it) or absent: the size of the

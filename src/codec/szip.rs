@@ -8,7 +8,7 @@ use super::registry::{self, Decl, Stage};
 use serde_json::Value;
 
 pub const DECL: Decl =
-    Decl { id: "szip", hdf5_id: Some(4), stage: Stage::BytesToBytes, build: None, to_hdf5, from_hdf5: None };
+    Decl { id: "szip", hdf5_id: Some(4), stage: Stage::BytesToBytes, build: None, to_hdf5, from_hdf5: None, v3: None };
 
 /// netCDF-C's two visible parameters: options mask, pixels per block
 /// (none when the JSON lacks them).

@@ -11,10 +11,10 @@
 //! blocks. `gzip` shows as deflate in the filter API too, but only `zlib`
 //! is defined through it.
 
-use super::registry::{self, Ctx, Decl, ParamError, Stage};
+use super::registry::{self, Ctx, Decl, ParamError, Stage, V3};
 use super::{Codec, CodecError, CodecResult};
 use libz_sys as z;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::os::raw::c_int;
 use zlib_rs::{decompress_slice, InflateConfig, ReturnCode};
 
@@ -25,6 +25,7 @@ pub const ZLIB: Decl = Decl {
     build: Some(build),
     to_hdf5: registry::level_to_hdf5,
     from_hdf5: Some(from_hdf5),
+    v3: None,
 };
 
 pub const GZIP: Decl = Decl {
@@ -34,7 +35,17 @@ pub const GZIP: Decl = Decl {
     build: Some(build),
     to_hdf5: registry::level_to_hdf5,
     from_hdf5: None,
+    v3: Some(V3 { name: "gzip", from_v3: gzip_from_v3, to_v3: gzip_to_v3 }),
 };
+
+/// Zarr v3's `gzip` (`level`: 6 when absent, which the spec does not allow).
+fn gzip_from_v3(conf: &Map<String, Value>) -> Result<Value, String> {
+    Ok(json!({"id": "gzip", "level": conf.get("level").cloned().unwrap_or(json!(6))}))
+}
+
+fn gzip_to_v3(cfg: &Value, _: &Ctx) -> Option<Value> {
+    Some(json!({"level": registry::int(cfg, "level").unwrap_or(1)}))
+}
 
 /// numcodecs' default level is 1; -1 is zlib's default (6).
 fn build(cfg: &Value, _: &Ctx) -> CodecResult<Box<dyn Codec>> {

@@ -4,9 +4,9 @@
 //! (`nc_def_var_zstandard`). libzstd is compiled into the library (zstd-sys),
 //! so there is no runtime dependency and no exported zstd symbol.
 
-use super::registry::{self, Ctx, Decl, ParamError, Stage};
+use super::registry::{self, Ctx, Decl, ParamError, Stage, V3};
 use super::{Codec, CodecError, CodecResult};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::cell::RefCell;
 use zstd::zstd_safe::CParameter;
 
@@ -17,7 +17,20 @@ pub const DECL: Decl = Decl {
     build: Some(build),
     to_hdf5: registry::level_to_hdf5,
     from_hdf5: Some(from_hdf5),
+    v3: Some(V3 { name: "zstd", from_v3, to_v3 }),
 };
+
+/// Zarr v3's `zstd` (`level`, default 0; `checksum`, default false).
+fn from_v3(conf: &Map<String, Value>) -> Result<Value, String> {
+    let level = conf.get("level").cloned().unwrap_or(json!(0));
+    let checksum = conf.get("checksum").cloned().unwrap_or(json!(false));
+    Ok(json!({"id": "zstd", "level": level, "checksum": checksum}))
+}
+
+fn to_v3(cfg: &Value, _: &Ctx) -> Option<Value> {
+    let checksum = cfg.get("checksum").and_then(Value::as_bool).unwrap_or(false);
+    Some(json!({"level": registry::int(cfg, "level").unwrap_or(1), "checksum": checksum}))
+}
 
 /// The level: numcodecs' default is 1; 0 is libzstd's default (3).
 fn build(cfg: &Value, _: &Ctx) -> CodecResult<Box<dyn Codec>> {

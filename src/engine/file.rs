@@ -104,14 +104,13 @@ pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
     let mut ds = Dataset::new_empty(store, path, cmode | NC_NETCDF4, u.pure_zarr, u.xarray);
     // mode=oldkeys: netCDF-C 4.9.2's placement of the NCZarr keys (the spec's)
     if !u.pure_zarr && u.modes.iter().any(|m| m == "oldkeys") {
-        ds.layout = super::model::Layout::V2;
+        ds.nczarr_layout = super::model::NczarrLayout::V2;
     }
-    // mode=v3: Zarr v3 (netCDF-C documents the spelling, not yet the format)
-    if u.modes.iter().any(|m| m == "v3") {
-        ds.format = &format::zarr3::Zarr3;
-        if !u.pure_zarr {
-            ds.layout = super::model::Layout::V2InAttrs;
-        }
+    // a format the URL selects (mode=v3: Zarr v3; netCDF-C documents the
+    // spelling, not yet the format)
+    if let Some(f) = format::by_url_modes(&u.modes) {
+        ds.format = f;
+        ds.nczarr_layout = f.new_layout(ds.nczarr_layout);
     }
     // mode=consolidated (or NCZARR_CONSOLIDATED): keep consolidated
     // metadata up to date (netCDF-C 4.10 writes .zmetadata then, xarray)
@@ -157,7 +156,7 @@ fn open_with(path: &str, name: Option<&str>, omode: i32, aggregate: bool) -> NcR
             xarray: u.xarray,
             pure_zarr: u.pure_zarr,
             consolidated,
-            expect: u.modes.iter().any(|m| m == "v3").then_some("zarr3"),
+            expect: format::by_url_modes(&u.modes),
         },
     )?;
     ds.writable = ds.writable && writable;

@@ -17,9 +17,12 @@ pub const DEFAULT_CHUNK_BYTES: f64 = 4_194_304.0;
 /// Default maximum string length (spec Appendix H).
 pub const DEFAULT_MAXSTRLEN: usize = 128;
 
-/// The on-disk layout a dataset was read from (or will be written in).
+/// A dataset's NCZarr layout: where its NCZarr keys are, as the netCDF-C
+/// version it follows placed them (read from the store, or what a new
+/// dataset will be written in). Not the chunk layout of the data path
+/// (`data.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
+pub enum NczarrLayout {
     /// NCZarr v1 objects (`.nczarr`, `.nczgroup`, ...): read-only.
     V1,
     /// netCDF-C 4.9.0: uppercase `_NCZARR_*` keys, `<U1` chars.
@@ -168,7 +171,7 @@ pub struct Dataset {
     /// `_NCProperties` (provenance).
     pub(in crate::engine) provenance: Option<String>,
     /// Where the NCZarr keys live (within the format).
-    pub(in crate::engine) layout: Layout,
+    pub(in crate::engine) nczarr_layout: NczarrLayout,
     /// The on-disk format: reads and writes the metadata.
     pub(in crate::engine) format: &'static dyn super::format::Format,
     /// The store holds a consolidated `.zmetadata` to keep up to date.
@@ -240,7 +243,7 @@ impl Dataset {
             }],
             dims: vec![],
             provenance: if pure_zarr { None } else { Some(provenance()) },
-            layout: if pure_zarr { Layout::PureZarr } else { Layout::V2InAttrs },
+            nczarr_layout: if pure_zarr { NczarrLayout::PureZarr } else { NczarrLayout::V2InAttrs },
             format: super::format::default_format(),
             consolidated: false,
             written: HashMap::new(),
@@ -291,8 +294,8 @@ impl Dataset {
     }
 
     /// Where the NCZarr keys live.
-    pub fn layout(&self) -> Layout {
-        self.layout
+    pub fn nczarr_layout(&self) -> NczarrLayout {
+        self.nczarr_layout
     }
 
     /// `_NCProperties`, when the dataset has one.
@@ -665,7 +668,7 @@ impl Dataset {
         self.var(gid, varid)?;
         self.check_writable()?;
         self.check_var_not_persisted(gid, varid)?;
-        if self.format.name() != "zarr3" {
+        if !self.format.shards() {
             return Err(NcError::with(NC_EINVAL, "shards are a Zarr v3 feature (mode=...,v3)"));
         }
         let v = self.var(gid, varid)?;

@@ -175,6 +175,13 @@ else
     bad "zarr3: $(grep -v '^ok' "$out/zarr3.log" | head -20)"
 fi
 
+echo "== every codec parameter survives a rewrite (tests/interop/codec_params.py)"
+if "$py" "$here/codec_params.py" "$out/codec_params" "$libdir/libnczarr_rs.so" > "$out/codec_params.log" 2>&1; then
+    ok "codec_params: $(grep -c '^ok' "$out/codec_params.log") checks: zarr-python's v3 (bytes, transpose, gzip, zstd, blosc, crc32c, sharding, nested, numcodecs.*) and v2 (every numcodecs codec we know) arrays, rewritten by nczarr-rs (a value and an attribute each), keep zarr-python's codec JSON and read back in zarr-python"
+else
+    bad "codec_params: $(grep -v '^ok' "$out/codec_params.log" | head -20)"
+fi
+
 echo "== aggregated variables: CF-1.13, CFA-0.6.2 and CFA-0.4 from cf-python, NCA 0.1 (tests/interop/aggregation.py)"
 # cf-python 3.16 (CFA-0.6.2) and 3.13 (CFA-0.4) live in venvs of their own (scripts/setup-deps.sh)
 cfa06=$root/target/venv-cfa06/bin/python

@@ -531,7 +531,7 @@ fn as_stored(ds: &Dataset) -> Dataset {
         groups: ds.groups.clone(),
         dims: ds.dims.clone(),
         provenance: ds.provenance.clone(),
-        layout: ds.layout,
+        nczarr_layout: ds.nczarr_layout,
         format: ds.format,
         consolidated: ds.consolidated,
         written: Default::default(),

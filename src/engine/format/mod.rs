@@ -8,7 +8,7 @@
 //!
 //! - [`zarr2`]: the Zarr v2 container (`.zgroup`, `.zarray`, `.zattrs`,
 //!   `.zmetadata`), with or without NCZarr metadata (every layout netCDF-C
-//!   has written, see [`super::model::Layout`]), and pure Zarr / XArray.
+//!   has written, see [`super::model::NczarrLayout`]), and pure Zarr / XArray.
 //! - [`zarr3`]: the Zarr v3 container (`zarr.json`), with the same NCZarr
 //!   keys among its attributes, or none.
 //!
@@ -17,7 +17,10 @@
 //! attribute types, storage) and [`xarray`] (dimension names).
 //!
 //! Adding a format: a folder with a type implementing [`Format`], and a line
-//! in [`FORMATS`] (detection tries them in order).
+//! in [`FORMATS`] (detection tries them in order). What sets a format
+//! apart elsewhere in the engine is asked of the trait (the URL modes that
+//! select it, the NCZarr layout of its new datasets, whether it has
+//! shards), never of its name.
 
 pub mod nczarr;
 pub mod xarray;
@@ -26,7 +29,7 @@ pub mod zarr3;
 
 use super::error::*;
 use super::json;
-use super::model::{Dataset, Group};
+use super::model::{Dataset, Group, NczarrLayout};
 use super::{NcError, NcResult};
 use crate::map::{Driver, MapError, MapResult, Markers, Store, StoreKey, Version};
 use rayon::prelude::*;
@@ -48,9 +51,10 @@ pub struct OpenOptions {
     pub pure_zarr: bool,
     /// `mode=consolidated`: read metadata from the consolidated object.
     pub consolidated: bool,
-    /// The format the URL names (`mode=v3`: `zarr3`), looked for first:
-    /// its root objects alone, then the others' only if it is not there.
-    pub expect: Option<&'static str>,
+    /// The format the URL's modes select ([`by_url_modes`]), looked for
+    /// first: its root objects alone, then the others' only if it is not
+    /// there.
+    pub expect: Option<&'static dyn Format>,
 }
 
 /// How a format wants a root object probed when a dataset is opened.
@@ -206,6 +210,28 @@ pub trait Format: Send + Sync + std::fmt::Debug {
     /// writer can take in what another writer appended (see
     /// [`Extents`]).
     fn extents(&self) -> Extents;
+    /// The URL modes (`mode=...`) that select this format: a new dataset
+    /// is written in it, and an existing one is looked for in it first.
+    /// None for the default format ([`default_format`]).
+    fn url_modes(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The NCZarr layout a new dataset in this format gets, when the URL
+    /// asks for `asked` (by default, as asked).
+    fn new_layout(&self, asked: NczarrLayout) -> NczarrLayout {
+        asked
+    }
+    /// Whether variables may be stored in shards
+    /// (`nczarr_rs_def_var_shard`).
+    fn shards(&self) -> bool {
+        false
+    }
+}
+
+/// The format the URL's `modes` select (the first of [`FORMATS`] that
+/// names one of them in [`Format::url_modes`]), if any.
+pub fn by_url_modes(modes: &[String]) -> Option<&'static dyn Format> {
+    FORMATS.iter().copied().find(|f| f.url_modes().iter().any(|m| modes.iter().any(|u| u == m)))
 }
 
 /// Where a format keeps the lengths another writer may have grown: for a
@@ -391,7 +417,7 @@ pub(crate) fn consolidated_children<'a>(keys: impl Iterator<Item = &'a String>, 
 /// as for a missing file.
 pub fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions) -> NcResult<Dataset> {
     let mut root = Root::default();
-    if let Some(f) = FORMATS.iter().find(|f| Some(f.name()) == opts.expect) {
+    if let Some(f) = opts.expect {
         root.fetch(store.as_ref(), &f.root_objects(opts))?;
         if f.claims(store.as_ref(), &root)? {
             return f.read(store, path, mode, opts, root);

@@ -3,7 +3,7 @@
 //! groups of a group, dimension references, storage, attribute types,
 //! `_NCProperties`), kept in NCZarr keys.
 //!
-//! Where the keys live is the dataset's [`Layout`]: inside the attributes
+//! Where the keys live is the dataset's [`NczarrLayout`]: inside the attributes
 //! (netCDF-C 4.9.3+/4.10, written by default), inside the container's group
 //! and array objects (netCDF-C 4.9.2, the spec; 4.9.0 with uppercase
 //! copies), or in NCZarr v1's own objects. The functions here build and
@@ -35,20 +35,20 @@ pub struct Keys {
 /// `.zgroup`/`.zarray`): `mode=...,oldkeys`, or a dataset read in that
 /// layout (or 4.9.0's). Otherwise it writes 4.9.3+'s (keys in `.zattrs`).
 pub fn old_keys(ds: &Dataset) -> bool {
-    matches!(ds.layout, Layout::V2 | Layout::V2Upper)
+    matches!(ds.nczarr_layout, NczarrLayout::V2 | NczarrLayout::V2Upper)
 }
 
 /// The layout whose keys a root group's object and attributes hold, if any.
-pub fn detect(group: Option<&Map<String, Value>>, attrs: Option<&Map<String, Value>>) -> Option<Layout> {
+pub fn detect(group: Option<&Map<String, Value>>, attrs: Option<&Map<String, Value>>) -> Option<NczarrLayout> {
     let has =
         |m: Option<&Map<String, Value>>, a: &str, b: &str| m.is_some_and(|m| m.contains_key(a) || m.contains_key(b));
     if has(attrs, "_nczarr_superblock", "_nczarr_group") {
         // first, as netCDF-C 4.9.3+ does
-        Some(Layout::V2InAttrs)
+        Some(NczarrLayout::V2InAttrs)
     } else if has(group, "_nczarr_superblock", "_nczarr_group") {
-        Some(Layout::V2)
+        Some(NczarrLayout::V2)
     } else if has(group, "_NCZARR_SUPERBLOCK", "_NCZARR_GROUP") {
-        Some(Layout::V2Upper)
+        Some(NczarrLayout::V2Upper)
     } else {
         None
     }

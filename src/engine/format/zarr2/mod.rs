@@ -184,7 +184,7 @@ struct Reader {
     /// Objects fetched ahead, concurrently (network stores).
     prefetched: HashMap<StoreKey, Option<Vec<u8>>>,
     pure_zarr: bool,
-    layout: Layout,
+    nczarr_layout: NczarrLayout,
     xarray: bool,
     seen: HashMap<StoreKey, Vec<u8>>,
 }
@@ -296,7 +296,7 @@ fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions,
         consolidated: None,
         prefetched: probed.into_fetched().collect(),
         pure_zarr: false,
-        layout: Layout::V2,
+        nczarr_layout: NczarrLayout::V2,
         xarray,
         seen: HashMap::new(),
     };
@@ -332,17 +332,17 @@ fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions,
             return Err(NcError::with(NC_ENOTNC, "no Zarr group at the store root"));
         }
     }
-    r.layout = if force_pure && !v1 {
-        Layout::PureZarr
+    r.nczarr_layout = if force_pure && !v1 {
+        NczarrLayout::PureZarr
     } else if v1 {
-        Layout::V1
+        NczarrLayout::V1
     } else {
-        nczarr::detect(zgroup.as_ref(), zattrs.as_ref()).unwrap_or(Layout::PureZarr)
+        nczarr::detect(zgroup.as_ref(), zattrs.as_ref()).unwrap_or(NczarrLayout::PureZarr)
     };
-    r.pure_zarr = r.layout == Layout::PureZarr;
+    r.pure_zarr = r.nczarr_layout == NczarrLayout::PureZarr;
 
     let mut ds = Dataset::new_empty(store.clone(), path, mode, r.pure_zarr, xarray);
-    ds.layout = r.layout;
+    ds.nczarr_layout = r.nczarr_layout;
     ds.format = &Zarr2;
     ds.define_mode = false;
     ds.fresh = false;
@@ -361,7 +361,8 @@ fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions,
             let vkey = ds.group_key(p.gid).child(&p.name)?;
             for name in [".zarray", ".zattrs", ".nczarray", ".nczvar"] {
                 let key = vkey.child(name)?;
-                if (name.starts_with(".ncz") && r.layout != Layout::V1) || r.prefetched.contains_key(&key) {
+                if (name.starts_with(".ncz") && r.nczarr_layout != NczarrLayout::V1) || r.prefetched.contains_key(&key)
+                {
                     continue;
                 }
                 keys.push(key);
@@ -374,7 +375,7 @@ fn read_dataset(store: Arc<dyn Store>, path: &str, mode: i32, opts: OpenOptions,
         read_var(&mut r, &mut ds, p.gid, &p.name).context(vkey)?;
     }
     ds.written = std::mem::take(&mut r.seen);
-    if r.layout == Layout::V1 {
+    if r.nczarr_layout == NczarrLayout::V1 {
         ds.writable = false;
     }
     Ok(ds)
@@ -392,15 +393,17 @@ fn read_group(r: &mut Reader, ds: &mut Dataset, gid: usize, pending: &mut Vec<Pe
         }
     }
     let zattrs = r.get_object(&gkey.child(".zattrs")?)?.unwrap_or_default();
-    let v1attr = if r.layout == Layout::V1 {
+    let v1attr = if r.nczarr_layout == NczarrLayout::V1 {
         r.get(&gkey.child(".nczattr")?)?.or(r.get(&gkey.child(".nczattrs")?)?)
     } else {
         None
     };
-    let info: Option<Value> = match r.layout {
-        Layout::V1 => r.get(&gkey.child(".nczgroup")?)?,
-        Layout::V2 | Layout::V2Upper | Layout::V2InAttrs => nczarr::key(&zattrs, &zgroup, "_nczarr_group"),
-        Layout::PureZarr => None,
+    let info: Option<Value> = match r.nczarr_layout {
+        NczarrLayout::V1 => r.get(&gkey.child(".nczgroup")?)?,
+        NczarrLayout::V2 | NczarrLayout::V2Upper | NczarrLayout::V2InAttrs => {
+            nczarr::key(&zattrs, &zgroup, "_nczarr_group")
+        }
+        NczarrLayout::PureZarr => None,
     };
     let (atts, provenance) = nczarr::read_atts(&zattrs, v1attr.as_ref(), None, r.pure_zarr, r.xarray)?;
     ds.groups[gid].atts = atts;
@@ -512,15 +515,15 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
     };
     let codecs = crate::codec::Pipeline::from_zarr_v2(filters, compressor, dtype_s);
 
-    let v1info = if r.layout == Layout::V1 {
+    let v1info = if r.nczarr_layout == NczarrLayout::V1 {
         r.get(&vkey.child(".nczarray")?)?.or(r.get(&vkey.child(".nczvar")?)?)
     } else {
         None
     };
-    let info = match r.layout {
-        Layout::V1 => v1info,
-        Layout::V2 | Layout::V2Upper | Layout::V2InAttrs => nczarr::key(&zattrs, &z, "_nczarr_array"),
-        Layout::PureZarr => None,
+    let info = match r.nczarr_layout {
+        NczarrLayout::V1 => v1info,
+        NczarrLayout::V2 | NczarrLayout::V2Upper | NczarrLayout::V2InAttrs => nczarr::key(&zattrs, &z, "_nczarr_array"),
+        NczarrLayout::PureZarr => None,
     };
     let (dimids, storage) = match info {
         Some(info) => nczarr::read_array_info(ds, gid, &vkey, &info, &shape)?,

@@ -1,8 +1,11 @@
 //! Zarr v3 codec lists in the engine's terms: the byte order and memory
 //! order of the `bytes` and `transpose` codecs, the object codec of a
-//! variable-length data type, and the bytes-to-bytes codecs as the codec
-//! chain runs them (numcodecs' names and parameters).
+//! variable-length data type, `sharding_indexed` (whose configuration
+//! nests codec lists of the same kind), and the bytes-to-bytes codecs as
+//! the codec chain runs them: each codec's v3 name and configuration are
+//! its registry declaration's ([`registry::from_v3`]).
 
+use crate::codec::registry;
 use serde_json::{json, Value};
 
 /// A v3 codec list, translated.
@@ -115,36 +118,142 @@ pub fn translate(list: &[Value], vlen: bool, chunks: &[u64]) -> Result<Translate
                 t.object_codec = Some(json!({ "id": name }));
             }
             _ if !seen_array_to_bytes => return Err(format!("codec {name:?} is not supported here")),
-            "gzip" => t.codecs.push(json!({ "id": "gzip", "level": conf.get("level").cloned().unwrap_or(json!(6)) })),
-            "zstd" => t.codecs.push(json!({ "id": "zstd", "level": conf.get("level").cloned().unwrap_or(json!(0)) })),
-            "blosc" => {
-                let shuffle = match conf.get("shuffle").and_then(Value::as_str) {
-                    Some("noshuffle") => 0,
-                    Some("shuffle") | None => 1,
-                    Some("bitshuffle") => 2,
-                    Some(s) => return Err(format!("blosc shuffle {s:?}")),
-                };
-                t.codecs.push(json!({
-                    "id": "blosc",
-                    "cname": conf.get("cname").cloned().unwrap_or(json!("lz4")),
-                    "clevel": conf.get("clevel").cloned().unwrap_or(json!(5)),
-                    "shuffle": shuffle,
-                    "blocksize": conf.get("blocksize").cloned().unwrap_or(json!(0)),
-                }));
-            }
-            "crc32c" => t.codecs.push(json!({ "id": "crc32c" })),
-            // zarr-python's wrapping of numcodecs (what we write for the
-            // codecs v3 has no name for: zlib, shuffle, bz2, ...)
-            n if n.starts_with("numcodecs.") => {
-                let mut c = conf.as_object().cloned().unwrap_or_default();
-                c.insert("id".into(), json!(&n["numcodecs.".len()..]));
-                t.codecs.push(Value::Object(c));
-            }
-            other => return Err(format!("codec {other:?} is not available")),
+            // the bytes-to-bytes codecs, by their registry declarations
+            _ => t.codecs.push(registry::from_v3(name, conf)?),
         }
     }
     if !seen_array_to_bytes {
         return Err("no array-to-bytes codec".into());
     }
     Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::codec::registry::REGISTRY;
+    use crate::engine::consts::*;
+    use crate::engine::types::Values;
+    use crate::map::{Driver, StoreKey};
+    use serde_json::{json, Value};
+
+    /// A codec list as zarr-python writes it, for an array of `float64`:
+    /// little-endian `bytes`, then `codecs`.
+    fn after_bytes(codecs: &[Value]) -> Value {
+        let mut l = vec![json!({"name": "bytes", "configuration": {"endian": "little"}})];
+        l.extend(codecs.iter().cloned());
+        Value::Array(l)
+    }
+
+    /// The v3 codec lists a store may hold: every registry codec (its v3
+    /// name, or zarr-python's `numcodecs.<id>`), with its parameters as
+    /// zarr-python writes them.
+    fn lists() -> Vec<Value> {
+        let le = json!({"name": "bytes", "configuration": {"endian": "little"}});
+        let be = json!({"name": "bytes", "configuration": {"endian": "big"}});
+        let crc = json!({"name": "crc32c"});
+        let nc = |id: &str, conf: Value| json!({"name": format!("numcodecs.{id}"), "configuration": conf});
+        let shard = |inner: u64, codecs: Value, index: Value, at: &str| {
+            json!({"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [inner], "codecs": codecs, "index_codecs": index, "index_location": at}})
+        };
+        let mut l: Vec<Value> = [
+            vec![json!({"name": "gzip", "configuration": {"level": 9}})],
+            vec![json!({"name": "zstd", "configuration": {"level": 3, "checksum": true}})],
+            vec![json!({"name": "zstd", "configuration": {"level": -2, "checksum": false}})],
+            vec![json!({"name": "blosc", "configuration":
+                {"typesize": 8, "cname": "zstd", "clevel": 9, "shuffle": "bitshuffle", "blocksize": 256}})],
+            vec![json!({"name": "blosc", "configuration":
+                {"typesize": 4, "cname": "lz4", "clevel": 5, "shuffle": "shuffle", "blocksize": 0}})],
+            vec![json!({"name": "blosc", "configuration":
+                {"typesize": 8, "cname": "blosclz", "clevel": 1, "shuffle": "noshuffle", "blocksize": 0}})],
+            vec![crc.clone()],
+            vec![nc("zlib", json!({"level": 3}))],
+            vec![nc("shuffle", json!({"elementsize": 8})), nc("fletcher32", json!({}))],
+            vec![nc("szip", json!({"mask": 4, "pixels_per_block": 32}))],
+            vec![nc("bz2", json!({"level": 7})), nc("crc32", json!({})), nc("adler32", json!({"location": "end"}))],
+            vec![nc("lz4", json!({"acceleration": 2}))],
+            vec![nc("lzma", json!({"format": 1, "check": -1, "preset": 2, "filters": null}))],
+            vec![nc("delta", json!({"dtype": "<f8", "astype": "<f4"}))],
+            vec![nc("fixedscaleoffset", json!({"offset": 1.5, "scale": 10, "dtype": "<f8", "astype": "<i4"}))],
+            vec![nc("quantize", json!({"digits": 3, "dtype": "<f8", "astype": "<f4"}))],
+            vec![nc("bitround", json!({"keepbits": 12}))],
+            vec![nc("packbits", json!({}))],
+            vec![nc("astype", json!({"encode_dtype": "<f4", "decode_dtype": "<f8"}))],
+            vec![nc("categorize", json!({"labels": ["a", "b"], "dtype": "<U1", "astype": "|u1"}))],
+        ]
+        .iter()
+        .map(|c| after_bytes(c))
+        .collect();
+        l.extend([
+            json!([be, {"name": "gzip", "configuration": {"level": 1}}]),
+            json!([shard(
+                4,
+                json!([le, {"name": "zstd", "configuration": {"level": 5, "checksum": true}}]),
+                json!([le, crc]),
+                "end"
+            )]),
+            json!([shard(
+                4,
+                json!([be, {"name": "blosc", "configuration":
+                {"typesize": 8, "cname": "zstd", "clevel": 4, "shuffle": "bitshuffle", "blocksize": 0}}]),
+                json!([le]),
+                "start"
+            )]),
+            json!([shard(4, json!([le]), json!([le, crc]), "end"), {"name": "gzip", "configuration": {"level": 3}}]),
+            json!([shard(
+                8,
+                json!([shard(
+                    4,
+                    json!([le, {"name": "zstd", "configuration": {"level": 2, "checksum": true}}]),
+                    json!([le, crc]),
+                    "start"
+                )]),
+                json!([le, crc]),
+                "end"
+            )]),
+        ]);
+        l
+    }
+
+    /// Every registry codec's v3 form survives a rewrite: a store holding
+    /// one array per codec list, opened for writing, an attribute added to
+    /// each, closed; every `codecs` is then the one written by zarr-python.
+    #[test]
+    fn every_codec_survives_a_rewrite() {
+        let lists = lists();
+        let mut covered: Vec<&str> = vec!["sharding_indexed"];
+        let url = "mem://zarr3_codecs/rewrite";
+        let s = Driver::Memory.create(url, true).unwrap();
+        let put = |k: &str, v: &Value| s.set(&StoreKey::parse(k).unwrap(), v.to_string().as_bytes()).unwrap();
+        put("/zarr.json", &json!({"zarr_format": 3, "node_type": "group", "attributes": {}}));
+        for (i, list) in lists.iter().enumerate() {
+            for c in list.as_array().unwrap() {
+                let name = c["name"].as_str().unwrap();
+                let id = name.strip_prefix("numcodecs.").unwrap_or(name);
+                covered.extend(REGISTRY.iter().map(|d| d.id).find(|&d| d == id));
+            }
+            put(
+                &format!("/a{i}/zarr.json"),
+                &json!({"zarr_format": 3, "node_type": "array", "shape": [16], "data_type": "float64",
+                    "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [8]}},
+                    "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+                    "fill_value": 0.0, "codecs": list, "attributes": {}, "dimension_names": ["x"]}),
+            );
+        }
+        for d in REGISTRY {
+            assert!(covered.contains(&d.id), "no v3 sample for {}", d.id);
+        }
+        let mut ds = crate::engine::file::open(&format!("{url}#mode=zarr,v3"), NC_WRITE).unwrap();
+        for i in 0..lists.len() {
+            let vid = ds.find_var(0, &format!("a{i}")).unwrap() as i32;
+            ds.put_att(0, vid, "rewritten", Values::Int(vec![1])).unwrap();
+        }
+        ds.close().unwrap();
+        for (i, list) in lists.iter().enumerate() {
+            let meta = s.get(&StoreKey::parse(&format!("/a{i}/zarr.json")).unwrap()).unwrap().unwrap();
+            let meta: Value = serde_json::from_slice(&meta).unwrap();
+            assert_eq!(meta["attributes"]["rewritten"], json!(1), "a{i} was rewritten");
+            assert_eq!(&meta["codecs"], list, "a{i}");
+        }
+    }
 }

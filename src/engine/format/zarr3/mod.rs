@@ -89,6 +89,24 @@ impl Format for Zarr3 {
     fn consolidated(&self, written: &HashMap<StoreKey, Vec<u8>>) -> NcResult<(StoreKey, Value)> {
         write::consolidated(written)
     }
+
+    /// `mode=v3`.
+    fn url_modes(&self) -> &'static [&'static str] {
+        &["v3"]
+    }
+
+    /// The NCZarr keys among the attributes (netCDF-C 4.9.3+'s placement;
+    /// v3 has no other), or none in pure Zarr.
+    fn new_layout(&self, asked: NczarrLayout) -> NczarrLayout {
+        match asked {
+            NczarrLayout::PureZarr => NczarrLayout::PureZarr,
+            _ => NczarrLayout::V2InAttrs,
+        }
+    }
+
+    fn shards(&self) -> bool {
+        true
+    }
 }
 
 mod write;
@@ -223,10 +241,10 @@ fn read_dataset(
             }
         }
     }
-    let layout = if opts.pure_zarr { None } else { nczarr::detect(None, Some(&attrs)) };
-    let pure = layout.is_none();
+    let nczarr_layout = if opts.pure_zarr { None } else { nczarr::detect(None, Some(&attrs)) };
+    let pure = nczarr_layout.is_none();
     let mut ds = Dataset::new_empty(store, path, mode, pure, opts.xarray);
-    ds.layout = layout.unwrap_or(Layout::PureZarr);
+    ds.nczarr_layout = nczarr_layout.unwrap_or(NczarrLayout::PureZarr);
     ds.format = &Zarr3;
     ds.define_mode = false;
     ds.fresh = false;

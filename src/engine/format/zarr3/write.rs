@@ -11,6 +11,8 @@
 //! one.
 
 use super::NODE;
+use crate::codec::registry::{self, Ctx};
+use crate::codec::{sharding, DataType};
 use crate::engine::consts::*;
 use crate::engine::format::{nczarr, ChunkKeys};
 use crate::engine::json::{self, values_to_json};
@@ -84,20 +86,27 @@ fn fill_json(values: &Values) -> Value {
 }
 
 /// A `sharding_indexed` codec: inner chunks of `inner` elements, encoded
-/// by `bytes` then `codecs` (numcodecs JSON), the index by `bytes` (little
-/// endian) then `index_codecs`.
+/// by `bytes` then `codecs` (the codec chain's JSON, each with what it is
+/// built for; a nested sharding codec is the inner chunks' array-to-bytes
+/// codec in place of `bytes`), the index by `bytes` (little endian) then
+/// `index_codecs`.
 fn sharding_v3<'a>(
     inner: &[u64],
     bytes: &Value,
-    codecs: impl Iterator<Item = &'a Value>,
+    codecs: impl Iterator<Item = (&'a Value, &'a Ctx)>,
     index_codecs: &[Value],
     index_at_start: bool,
 ) -> Value {
-    let mut list = vec![bytes.clone()];
-    list.extend(codecs.map(|c| codec_to_v3_in(c, bytes)));
+    let mut codecs = codecs.peekable();
+    let mut list = vec![];
+    if codecs.peek().is_none_or(|(c, _)| registry::json_id(c) != sharding::NAME) {
+        list.push(bytes.clone());
+    }
+    list.extend(codecs.map(|(c, ctx)| codec_to_v3(c, ctx, bytes)));
+    let index_ctx = Ctx { dtype: DataType::parse("<u8").expect("a dtype") };
     let mut index = vec![json!({ "name": "bytes", "configuration": { "endian": "little" } })];
-    index.extend(index_codecs.iter().map(codec_to_v3));
-    json!({ "name": "sharding_indexed", "configuration": {
+    index.extend(index_codecs.iter().map(|c| registry::to_v3(c, &index_ctx)));
+    json!({ "name": sharding::NAME, "configuration": {
         "chunk_shape": inner,
         "codecs": list,
         "index_codecs": index,
@@ -105,43 +114,18 @@ fn sharding_v3<'a>(
     } })
 }
 
-/// [`codec_to_v3`], where a nested `sharding_indexed` (read from a store)
-/// gets the array's `bytes` codec.
-fn codec_to_v3_in(c: &Value, bytes: &Value) -> Value {
-    if c.get("id").and_then(Value::as_str) != Some("sharding_indexed") {
-        return codec_to_v3(c);
+/// A codec of the engine's chain as a v3 codec ([`registry::to_v3`]); a
+/// `sharding_indexed` (read from a store) with its inner codecs, which get
+/// the array's `bytes` codec and are built for the same array (`ctx`).
+fn codec_to_v3(c: &Value, ctx: &Ctx, bytes: &Value) -> Value {
+    if registry::json_id(c) != sharding::NAME {
+        return registry::to_v3(c, ctx);
     }
     let list = |k: &str| c.get(k).and_then(Value::as_array).cloned().unwrap_or_default();
     let inner: Vec<u64> = list("chunk_shape").iter().filter_map(Value::as_u64).collect();
     let at_start = c.get("index_location").and_then(Value::as_str) == Some("start");
-    sharding_v3(&inner, bytes, list("codecs").iter(), &list("index_codecs"), at_start)
-}
-
-/// A codec of the engine's chain (numcodecs' JSON) as a v3 codec: the core
-/// codecs by their v3 names, the others as zarr-python's `numcodecs.<id>`.
-pub fn codec_to_v3(c: &Value) -> Value {
-    let id = c.get("id").and_then(Value::as_str).unwrap_or("");
-    let get = |k: &str| c.get(k).cloned().unwrap_or(Value::Null);
-    match id {
-        "gzip" => json!({ "name": "gzip", "configuration": { "level": get("level") } }),
-        "zstd" => json!({ "name": "zstd", "configuration": { "level": get("level"), "checksum": false } }),
-        "crc32c" => json!({ "name": "crc32c" }),
-        "blosc" => {
-            let shuffle = match c.get("shuffle").and_then(Value::as_i64) {
-                Some(0) => "noshuffle",
-                Some(2) => "bitshuffle",
-                _ => "shuffle",
-            };
-            json!({ "name": "blosc", "configuration": {
-                "cname": get("cname"), "clevel": get("clevel"), "shuffle": shuffle,
-                "typesize": c.get("typesize").cloned().unwrap_or(json!(1)), "blocksize": get("blocksize") } })
-        }
-        _ => {
-            let mut conf = c.as_object().cloned().unwrap_or_default();
-            conf.remove("id");
-            json!({ "name": format!("numcodecs.{id}"), "configuration": conf })
-        }
-    }
+    let codecs = list("codecs");
+    sharding_v3(&inner, bytes, codecs.iter().map(|c| (c, ctx)), &list("index_codecs"), at_start)
 }
 
 pub fn array(ds: &Dataset, gid: usize, vid: usize) -> NcResult<Value> {
@@ -164,19 +148,19 @@ pub fn array(ds: &Dataset, gid: usize, vid: usize) -> NcResult<Value> {
         (Some(oc), _) => {
             // the string codec is the array-to-bytes codec; the filters follow
             codecs.push(json!({ "name": oc.get("id").cloned().unwrap_or(json!("vlen-utf8")), "configuration": {} }));
-            codecs.extend(v.codecs.configs().map(|c| codec_to_v3_in(c, &bytes)));
+            codecs.extend(v.codecs.configs_ctx().map(|(c, ctx)| codec_to_v3(c, ctx, &bytes)));
         }
         (None, Some(sh)) if !v.is_scalar() => {
             // the chunk grid is the shards'; the chunks are their inner chunks
             grid_shape = sh.shape.clone();
-            codecs.push(sharding_v3(&v.chunks, &bytes, v.codecs.configs(), &sh.index_codecs, sh.index_at_start));
+            codecs.push(sharding_v3(&v.chunks, &bytes, v.codecs.configs_ctx(), &sh.index_codecs, sh.index_at_start));
         }
         (None, _) => {
             // a whole-shard sharding codec as read is the array-to-bytes codec
-            if v.codecs.configs().next().is_none_or(|c| c["id"] != "sharding_indexed") {
+            if v.codecs.configs().next().is_none_or(|c| registry::json_id(c) != sharding::NAME) {
                 codecs.push(bytes.clone());
             }
-            codecs.extend(v.codecs.configs().map(|c| codec_to_v3_in(c, &bytes)));
+            codecs.extend(v.codecs.configs_ctx().map(|(c, ctx)| codec_to_v3(c, ctx, &bytes)));
         }
     }
     let (sep, encoding) = match v.chunk_keys {
