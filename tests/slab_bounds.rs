@@ -11,6 +11,7 @@ use nczarr_rs::engine::consts::*;
 use nczarr_rs::engine::data::{MemIn, MemOut, Slab};
 use nczarr_rs::engine::error::*;
 use nczarr_rs::engine::file;
+use nczarr_rs::engine::format::DatasetDriver;
 use nczarr_rs::ffi::data::*;
 use nczarr_rs::ffi::files::*;
 use nczarr_rs::ffi::vars::*;

@@ -19,6 +19,7 @@ use nczarr_rs::engine::consts::*;
 use nczarr_rs::engine::data::{MemIn, MemOut, Slab};
 use nczarr_rs::engine::error::*;
 use nczarr_rs::engine::file;
+use nczarr_rs::engine::format::DatasetDriver;
 use nczarr_rs::engine::model::Dataset;
 use nczarr_rs::engine::NcError;
 use nczarr_rs::map::{Driver, StoreKey};

@@ -26,7 +26,7 @@ pub(super) fn no_memory(what: &str, n: u64) -> NcError {
 
 /// What chunk I/O needs to know about a variable: chunk shape and strides,
 /// element size and byte order, fill value, key prefix, codecs. (Not
-/// `model::Layout`, which is the metadata format of a dataset.)
+/// `model::NczarrLayout`, which is the metadata format of a dataset.)
 ///
 /// A variable with shards (Zarr v3 `sharding_indexed`) has two: its
 /// chunks, the inner chunks, which reads fetch and decode alone and the
