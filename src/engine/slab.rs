@@ -48,9 +48,10 @@ impl Slab {
         self.count.contains(&0)
     }
 
-    /// One past the last position along dimension `d`: `start + (count -
-    /// 1) * stride + 1`, or `start` when the count is 0. `None` when it does
-    /// not fit a u64 (the slab reaches past any dimension).
+    /// One past the last position along dimension `d`:
+    /// `start + (count - 1) * stride + 1`, or `start` when the count is 0.
+    /// `None` when it does not fit a u64 (the slab reaches past any
+    /// dimension).
     pub fn end(&self, d: usize) -> Option<u64> {
         match self.count[d] {
             0 => Some(self.start[d]),
