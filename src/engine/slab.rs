@@ -435,7 +435,7 @@ mod tests {
         assert_eq!(s(u64::MAX - 1, 1, 1).end(0), Some(u64::MAX));
         assert_eq!(s(u64::MAX, 1, 1).end(0), None);
         assert_eq!(s(u64::MAX, 0, 1).end(0), Some(u64::MAX));
-        assert_eq!(s(0, 1 << 33, 1 << 31).end(0), Some((1 << 33) * (1 << 31) - (1 << 31) + 1));
+        assert_eq!(s(0, 1 << 33, 1 << 31).end(0), Some(u64::MAX - (1 << 31) + 2));
         assert_eq!(s(0, (1 << 33) + 1, 1 << 31).end(0), None);
         for bad in [s(u64::MAX - 1, 3, 1), s(1, (1 << 33) + 1, 1 << 31)] {
             assert_eq!(Grid::new(&bad, &[4]).err().map(|e| e.code()), Some(NC_EEDGE));
