@@ -218,7 +218,7 @@ fn snapshot(ds: &mut Dataset, name: &str) -> (Vec<u64>, Vec<(StoreKey, Vec<u8>)>
             (k, b)
         })
         .collect();
-    objects.sort_by(|a, b| a.0.to_string().cmp(&b.0.to_string()));
+    objects.sort_by_key(|o| o.0.to_string());
     (lens, objects)
 }
 

@@ -34,7 +34,6 @@ pub(crate) use super::process::{CPU_POOL, IO_POOL};
 use super::shard_read::ShardRead;
 pub use super::slab::Slab;
 use super::slab::{Grid, PerDim, Run, Runs};
-pub use super::slab_check::MAX_DIM_LEN;
 use super::slab_check::{check_buffer, type_check};
 use super::strings::{decode_string, encode_string, StrKind};
 use super::types::{range_result, Values};

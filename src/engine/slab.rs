@@ -48,9 +48,10 @@ impl Slab {
         self.count.contains(&0)
     }
 
-    /// One past the last position along dimension `d`: `start + (count -
-    /// 1) * stride + 1`, or `start` when the count is 0. `None` when it does
-    /// not fit a u64 (the slab reaches past any dimension).
+    /// One past the last position along dimension `d`:
+    /// `start + (count - 1) * stride + 1`, or `start` when the count is 0.
+    /// `None` when it does not fit a u64 (the slab reaches past any
+    /// dimension).
     pub fn end(&self, d: usize) -> Option<u64> {
         match self.count[d] {
             0 => Some(self.start[d]),
@@ -434,8 +435,9 @@ mod tests {
         assert_eq!(s(u64::MAX - 1, 1, 1).end(0), Some(u64::MAX));
         assert_eq!(s(u64::MAX, 1, 1).end(0), None);
         assert_eq!(s(u64::MAX, 0, 1).end(0), Some(u64::MAX));
-        assert_eq!(s(0, 1 << 33, 1 << 31).end(0), None);
-        for bad in [s(u64::MAX - 1, 3, 1), s(1, 1 << 33, 1 << 31)] {
+        assert_eq!(s(0, 1 << 33, 1 << 31).end(0), Some(u64::MAX - (1 << 31) + 2));
+        assert_eq!(s(0, (1 << 33) + 1, 1 << 31).end(0), None);
+        for bad in [s(u64::MAX - 1, 3, 1), s(1, (1 << 33) + 1, 1 << 31)] {
             assert_eq!(Grid::new(&bad, &[4]).err().map(|e| e.code()), Some(NC_EEDGE));
         }
         // the last position is u64::MAX: its chunk is the grid's last

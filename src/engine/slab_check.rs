@@ -13,7 +13,8 @@ use super::{NcError, NcResult};
 /// The longest a dimension may be, and so grow by a write: Zarr's shape is
 /// JSON that numpy and other readers hold as i64 (`def_dim` refuses longer
 /// ones, `NC_EDIMSIZE`).
-pub const MAX_DIM_LEN: u64 = i64::MAX as u64;
+/// (Crate-private: not a constant of the C header.)
+pub(crate) const MAX_DIM_LEN: u64 = i64::MAX as u64;
 
 /// The caller's buffer of `len` bytes (strings for `NC_STRING`) holds every
 /// element the slab's memory map reaches (`NC_EINVAL` if not).
