@@ -289,7 +289,7 @@ impl Dataset {
     /// the cached one if still current, else built and cached.
     pub(super) fn chunk_plan(&self, gid: usize, varid: usize) -> NcResult<Arc<ChunkPlan>> {
         let v = &self.groups[gid].vars[varid];
-        let lock = || v.layout.0.lock().unwrap_or_else(|p| p.into_inner());
+        let lock = || v.plan.0.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((generation, plan)) = &*lock() {
             let same_shape = v.is_scalar()
                 || (plan.shape.len() == v.dimids.len()

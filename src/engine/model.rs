@@ -107,7 +107,7 @@ pub struct Var {
     pub source: Option<Arc<dyn VarSource>>,
     /// The chunk plan the data path built for this variable, kept for the
     /// next call while the metadata have not changed (empty in a clone).
-    pub layout: super::data::PlanSlot,
+    pub plan: super::data::PlanSlot,
 }
 
 /// The data of a variable that are not chunks of the dataset's store.
@@ -584,7 +584,7 @@ impl Dataset {
             cache: Arc::new(super::cache::ChunkCache::new(super::cache::defaults())),
             shard: None,
             source: None,
-            layout: Default::default(),
+            plan: Default::default(),
         };
         var.chunks = default_chunks(&self.var_shape(&var), &self.var_unlimited(&var), type_size(nctype).unwrap_or(1));
         let g = &mut self.groups[gid];

@@ -590,7 +590,7 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
         cache: Arc::new(crate::engine::cache::ChunkCache::new(crate::engine::cache::defaults())),
         shard: None,
         source: None,
-        layout: Default::default(),
+        plan: Default::default(),
     };
     ds.groups[gid].vars.push(v);
     Ok(())

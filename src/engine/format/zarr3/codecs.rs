@@ -130,9 +130,9 @@ pub fn translate(list: &[Value], vlen: bool, chunks: &[u64]) -> Result<Translate
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::format::DatasetDriver;
     use crate::codec::registry::REGISTRY;
     use crate::engine::consts::*;
+    use crate::engine::format::DatasetDriver;
     use crate::engine::types::Values;
     use crate::map::{Driver, StoreKey};
     use serde_json::{json, Value};

@@ -625,7 +625,7 @@ fn read_array(ds: &mut Dataset, gid: usize, name: &str, meta: &Map<String, Value
         cache: Arc::new(crate::engine::cache::ChunkCache::new(crate::engine::cache::defaults())),
         shard,
         source: None,
-        layout: Default::default(),
+        plan: Default::default(),
     };
     ds.groups[gid].vars.push(v);
     Ok(())
