@@ -663,8 +663,21 @@ unsafe fn copy_data(
     if xtypeid == NC_STRING {
         let src = in_slice(memory as *const *const c_char, count)?;
         let dst = slice_mut(copy as *mut *mut c_char, count)?;
-        for (d, &s) in dst.iter_mut().zip(src) {
+        let mut failed = None;
+        for (i, (d, &s)) in dst.iter_mut().zip(src).enumerate() {
             *d = if s.is_null() { std::ptr::null_mut() } else { libc::strdup(s) };
+            if d.is_null() && !s.is_null() {
+                failed = Some(i);
+                break;
+            }
+        }
+        if let Some(i) = failed {
+            // all or none: the copies made so far are freed
+            for d in &mut dst[..i] {
+                libc::free(*d as *mut c_void);
+                *d = std::ptr::null_mut();
+            }
+            return Err(NcError::new(NC_ENOMEM));
         }
     } else {
         let size = type_size(xtypeid).unwrap_or(1);

@@ -75,7 +75,7 @@ pub unsafe extern "C" fn nc__create(
 pub unsafe extern "C" fn nc_open(path: *const c_char, mode: c_int, ncidp: *mut c_int) -> c_int {
     if !super::interpose::claims(path, false) {
         if let Some(f) = real_fn!(nc_open(path, mode, ncidp)) {
-            return open_forwarded(path, mode, ncidp, f(path, mode, ncidp));
+            return open_forwarded("nc_open", path, mode, ncidp, f(path, mode, ncidp));
         }
     }
     guard("nc_open", || new_dataset(path, mode, ncidp, false))
@@ -87,13 +87,13 @@ pub unsafe extern "C" fn nc_open(path: *const c_char, mode: c_int, ncidp: *mut c
 /// is read again through this engine (`engine::ncfile`), which presents
 /// its aggregated variables, and libnetcdf's handle is closed. On any
 /// error in doing so the file stays libnetcdf's, as stored.
-unsafe fn open_forwarded(path: *const c_char, mode: c_int, ncidp: *mut c_int, rc: c_int) -> c_int {
+unsafe fn open_forwarded(name: &'static str, path: *const c_char, mode: c_int, ncidp: *mut c_int, rc: c_int) -> c_int {
     if rc != NC_NOERR || mode & NC_WRITE != 0 || ncidp.is_null() || !crate::engine::aggregate::enabled_by_env() {
         return rc;
     }
     // SAFETY: libnetcdf has just written the ncid there.
     let theirs = unsafe { *ncidp };
-    let _ = guard("nc_open", || {
+    let _ = guard(name, || {
         if !super::external::may_aggregate(theirs) {
             return Ok(());
         }
@@ -124,7 +124,7 @@ pub unsafe extern "C" fn nc__open(
 ) -> c_int {
     if !super::interpose::claims(path, false) {
         if let Some(f) = real_fn!(nc__open(path, mode, chunksizehintp, ncidp)) {
-            return open_forwarded(path, mode, ncidp, f(path, mode, chunksizehintp, ncidp));
+            return open_forwarded("nc__open", path, mode, ncidp, f(path, mode, chunksizehintp, ncidp));
         }
     }
     let _ = chunksizehintp;
