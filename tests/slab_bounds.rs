@@ -88,13 +88,7 @@ impl Ds {
         want: c_int,
     ) {
         let (before, lens) = (self.objects(), self.lens());
-        let buf = [7 as c_int; 64];
-        let rc = match imap {
-            Some(m) => {
-                nc_put_varm_int(self.nc, v, start.as_ptr(), count.as_ptr(), stride.as_ptr(), m.as_ptr(), buf.as_ptr())
-            }
-            None => nc_put_vars_int(self.nc, v, start.as_ptr(), count.as_ptr(), stride.as_ptr(), buf.as_ptr()),
-        };
+        let rc = self.put(v, start, count, stride, imap);
         let what = format!("put {v} start {start:?} count {count:?} stride {stride:?} imap {imap:?}");
         assert_eq!(rc, want, "{what}");
         assert_eq!(self.lens(), lens, "{what}: a dimension changed");
@@ -102,6 +96,24 @@ impl Ds {
         let names = |o: &[(String, Vec<u8>)]| o.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
         assert_eq!(names(&after), names(&before), "{what}: objects written");
         assert!(after == before, "{what}: an object changed");
+    }
+
+    /// `nc_put_varm_int` (`vars` when `imap` is None) of 7s: its status.
+    unsafe fn put(
+        &self,
+        v: c_int,
+        start: &[usize],
+        count: &[usize],
+        stride: &[isize],
+        imap: Option<&[isize]>,
+    ) -> c_int {
+        let buf = [7 as c_int; 64];
+        match imap {
+            Some(m) => {
+                nc_put_varm_int(self.nc, v, start.as_ptr(), count.as_ptr(), stride.as_ptr(), m.as_ptr(), buf.as_ptr())
+            }
+            None => nc_put_vars_int(self.nc, v, start.as_ptr(), count.as_ptr(), stride.as_ptr(), buf.as_ptr()),
+        }
     }
 
     unsafe fn get(
