@@ -516,7 +516,7 @@ impl Dataset {
         if unlimited && self.classic_model && self.dims.iter().any(|d| d.unlimited) {
             return Err(NcError::new(NC_EUNLIMIT));
         }
-        if len > i64::MAX as u64 {
+        if len > super::slab_check::MAX_DIM_LEN {
             return Err(NcError::new(NC_EDIMSIZE));
         }
         let id = self.dims.len();

@@ -648,7 +648,10 @@ fn add_implied_dims(ds: &mut Dataset, gid: usize, vid: usize) -> NcResult<()> {
     let rows = parse::map_rows(&term(ds, gid, &map)?, names.len())?;
     for k in missing {
         super::names::check_name(&names[k])?;
-        let len = rows[k].iter().try_fold(0u64, |a, &n| a.checked_add(n)).filter(|&n| n <= i64::MAX as u64);
+        let len = rows[k]
+            .iter()
+            .try_fold(0u64, |a, &n| a.checked_add(n))
+            .filter(|&n| n <= crate::engine::slab_check::MAX_DIM_LEN);
         let len = len.ok_or_else(|| NcError::with(NC_EDIMSIZE, format!("{}: too long", names[k])))?;
         if ds.find_dim(gid, &names[k]).is_none() {
             let id = ds.dims.len();
