@@ -19,6 +19,7 @@ pub mod json;
 pub mod model;
 pub mod names;
 pub mod ncfile;
+pub mod parallel;
 mod process;
 pub mod quantize;
 mod shard_read;

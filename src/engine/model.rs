@@ -189,6 +189,8 @@ pub struct Dataset {
     /// variable's cached chunk plan is used only at the count it was
     /// built at (`data::PlanSlot`).
     pub(in crate::engine) meta_gen: u64,
+    /// Opened by many ranks together (`nc_create_par`, `nc_open_par`).
+    pub(in crate::engine) par: Option<super::parallel::Parallel>,
 }
 
 /// A codec's JSON with its keys in the order netCDF-C's codec plugins
@@ -250,6 +252,7 @@ impl Dataset {
             closed: false,
             notes: Vec::new(),
             meta_gen: 0,
+            par: None,
         }
     }
 

@@ -538,6 +538,7 @@ fn as_stored(ds: &Dataset) -> Dataset {
         closed: false,
         notes: Vec::new(),
         meta_gen: 0,
+        par: None,
     }
 }
 
