@@ -598,6 +598,15 @@ impl ChunkCache {
         Ok(())
     }
 
+    /// Forgets the clean chunks (other ranks of a parallel dataset may have
+    /// written them since they were read); dirty ones stay.
+    pub fn drop_clean(&self) {
+        let mut i = self.lock();
+        let freed: usize = i.clean.iter().map(|(_, e)| e.data.len()).sum();
+        i.clean.clear();
+        i.bytes -= freed;
+    }
+
     /// Flushes and drops everything (before a rename moves the chunks).
     pub fn clear(&self, write: WriteBack) -> NcResult<()> {
         self.flush(write)?;

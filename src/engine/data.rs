@@ -29,6 +29,7 @@ use super::consts::*;
 use super::convert::{convert, elem_size, swap_bytes};
 use super::error::*;
 use super::model::Dataset;
+use super::parallel::Piece;
 use super::process::{any_chunks, for_chunks};
 pub(crate) use super::process::{CPU_POOL, IO_POOL};
 use super::shard_read::ShardRead;
@@ -240,7 +241,8 @@ impl Dataset {
         memtype: NcType,
         input: &[u8],
     ) -> NcResult<Option<()>> {
-        if !self.writable || self.define_mode {
+        // (a collective write goes through every rank's slab path)
+        if !self.writable || self.define_mode || self.is_collective(gid, varid) {
             return Ok(None);
         }
         let Some((plan, key, at)) = self.one_element(gid, varid, index, memtype)? else { return Ok(None) };
@@ -413,7 +415,31 @@ impl Dataset {
 
     /// Writes a slab from the caller's memory. Values out of range for the
     /// variable's type are written converted and reported as `NC_ERANGE`.
+    /// On a parallel dataset: independent access may not grow an unlimited
+    /// dimension (`NC_ECANTEXTEND`); collective access is a collective call
+    /// (`engine::parallel`).
     pub fn put_slab(&mut self, gid: usize, varid: i32, slab: &Slab, input: MemIn) -> NcResult<()> {
+        if self.par.is_some() {
+            if self.is_collective(gid, varid) {
+                return self.put_slab_collective(gid, varid, slab, input);
+            }
+            self.check_not_extending(gid, varid, slab)?;
+        }
+        self.put_slab_with(gid, varid, slab, input, None)
+    }
+
+    /// [`Dataset::put_slab`]; with `pieces`, the parts of chunks that the
+    /// slab covers only in part are not written but converted into pieces
+    /// (collected there) for the rank that writes each chunk (a collective
+    /// write).
+    pub(in crate::engine) fn put_slab_with(
+        &mut self,
+        gid: usize,
+        varid: i32,
+        slab: &Slab,
+        input: MemIn,
+        pieces: Option<&std::sync::Mutex<Vec<Piece>>>,
+    ) -> NcResult<()> {
         let v = self.var(gid, varid)?;
         self.check_writable()?;
         self.check_slab(v, slab, true)?;
@@ -496,26 +522,35 @@ impl Dataset {
                 cache.remove(&key);
                 return plan.put_vlen(&*store, &key, &runs, strings, full);
             }
+            // Converts the caller's values of one run into `dst`, the run's bytes.
+            let convert_run = |run: Run, dst: &mut [u8]| -> bool {
+                let mut r = false;
+                {
+                    {
+                        match &input {
+                            MemIn::Bytes { buf, .. } => {
+                                let src = &buf[run.mem * msize..(run.mem + run.n) * msize];
+                                r |= convert(memtype, src, plan.ftype, dst, run.n);
+                                if let Some(fill) = &qfill {
+                                    quantize.apply(dst, fill, quantize_position(slab, run));
+                                }
+                            }
+                            MemIn::Strings(s) => {
+                                for i in 0..run.n {
+                                    let cell = &mut dst[i * plan.esize..(i + 1) * plan.esize];
+                                    encode_string(plan.strkind, &s[run.mem + i], cell);
+                                }
+                            }
+                        }
+                    }
+                }
+                r
+            };
             // Converts the caller's values of this chunk into `chunk`.
             let fill_in = |chunk: &mut [u8]| -> bool {
                 let mut r = false;
                 runs.for_each(|run| {
-                    let dst = &mut chunk[run.chunk * plan.esize..(run.chunk + run.n) * plan.esize];
-                    match &input {
-                        MemIn::Bytes { buf, .. } => {
-                            let src = &buf[run.mem * msize..(run.mem + run.n) * msize];
-                            r |= convert(memtype, src, plan.ftype, dst, run.n);
-                            if let Some(fill) = &qfill {
-                                quantize.apply(dst, fill, quantize_position(slab, run));
-                            }
-                        }
-                        MemIn::Strings(s) => {
-                            for i in 0..run.n {
-                                let cell = &mut dst[i * plan.esize..(i + 1) * plan.esize];
-                                encode_string(plan.strkind, &s[run.mem + i], cell);
-                            }
-                        }
-                    }
+                    r |= convert_run(run, &mut chunk[run.chunk * plan.esize..(run.chunk + run.n) * plan.esize]);
                 });
                 r
             };
@@ -540,7 +575,12 @@ impl Dataset {
                     }
                 }
             }
-            let r = if full {
+            let r = if let (Some(pieces), false) = (pieces, full) {
+                // a collective write: this part goes to the chunk's writer
+                let (piece, r) = Piece::of(key, &runs, plan.esize, convert_run)?;
+                pieces.lock().unwrap_or_else(|p| p.into_inner()).push(piece);
+                r
+            } else if full {
                 // The whole chunk is new: no read, a reused buffer, straight to the store.
                 with_chunk_buf(|buf| -> NcResult<bool> {
                     if !(interior && buf.len() == plan.chunk_bytes()) {
@@ -584,6 +624,49 @@ impl Dataset {
         };
         for_chunks(&*store, grid.len(), true, work)?;
         range_result(range.load(Ordering::Relaxed))
+    }
+
+    /// The pieces of a collective write that this rank writes (its chunks,
+    /// `engine::parallel`): each chunk is taken from the cache or the store
+    /// (or made of fill values), every rank's pieces are laid in, and it is
+    /// written back before the call returns, on the condition that the
+    /// store still holds the version read (merging with other writers, as
+    /// any write-back).
+    pub(in crate::engine) fn write_pieces(&self, gid: usize, varid: usize, mut pieces: Vec<Piece>) -> NcResult<()> {
+        if pieces.is_empty() {
+            return Ok(());
+        }
+        let chunks = self.chunk_plan(gid, varid)?;
+        let plan = chunks.storage();
+        let cache = self.groups[gid].vars[varid].cache.clone();
+        let store = self.store.clone();
+        pieces.sort_by(|a, b| a.key.cmp(&b.key));
+        let by_chunk: Vec<&[Piece]> = pieces.chunk_by(|a, b| a.key == b.key).collect();
+        let writer = |k: &StoreKey, d: Dirty<'_>| plan.write_back(&*store, k, d);
+        let work = |i: usize| -> NcResult<()> {
+            let these = by_chunk[i];
+            let key = &these[0].key;
+            for p in these {
+                p.check(plan.celems, plan.esize)?;
+            }
+            chunks.forget_inner(&cache, key)?;
+            let taken = match cache.take_for_write(key) {
+                Some(taken) => taken,
+                None => match store.get_versioned(key)? {
+                    Some((bytes, v)) => (plan.decode(key, bytes)?, Base::At(v), None),
+                    None => (plan.fill_chunk(key)?, Base::Absent, None),
+                },
+            };
+            let mark = |mask: &mut DirtyMask| these.iter().for_each(|p| p.runs(|at, n| mask.mark(at, n)));
+            let mut unsaved = Unsaved::new(&cache, key, taken, (plan.celems, plan.esize), &mark);
+            let chunk = unsaved.data();
+            these.iter().for_each(|p| p.lay_into(chunk, plan.esize));
+            let (chunk, base, mask) = unsaved.finish();
+            cache.insert_dirty(key.clone(), Arc::new(chunk), base, mask, (plan.celems, plan.esize), &mark, &writer)
+        };
+        for_chunks(&*store, by_chunk.len(), true, work)?;
+        // written now, not at the next sync: the collective call is the write
+        cache.flush(&writer)
     }
 
     /// All values of a variable, in its own type (`nc_copy_var`).
@@ -674,6 +757,16 @@ impl Dataset {
             }
         }
         Ok(())
+    }
+
+    /// Forgets every clean cached chunk (parallel datasets, after a
+    /// collective step: other ranks may have written them).
+    pub(in crate::engine) fn drop_clean_chunks(&self) {
+        for g in &self.groups {
+            for v in &g.vars {
+                v.cache.drop_clean();
+            }
+        }
     }
 
     /// Flushes and empties every chunk cache (before keys move).

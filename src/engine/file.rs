@@ -101,6 +101,27 @@ pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
         MapError::AlreadyExists(_) => NcError::with(NC_EEXIST, e.to_string()),
         other => NcError::from(other),
     })?;
+    Ok(new_dataset(store, path, cmode, &u))
+}
+
+/// [`create`] of a dataset whose store another rank of a parallel create
+/// has just made: it is opened, not made again (and not deleted by this
+/// handle's `nc_abort`).
+pub(super) fn create_joined(path: &str, cmode: i32) -> NcResult<Dataset> {
+    check_mode_combination(cmode)?;
+    let u = location(path, cmode)?;
+    let store = driver(u.storage).open_unverified(&u.location, true)?;
+    let mut ds = new_dataset(store, path, cmode, &u);
+    ds.fresh = false;
+    Ok(ds)
+}
+
+/// The storage a path names (a parallel dataset refuses some).
+pub(super) fn storage_of(path: &str, mode: i32) -> NcResult<Storage> {
+    Ok(location(path, mode)?.storage)
+}
+
+fn new_dataset(store: Arc<dyn Store>, path: &str, cmode: i32, u: &url::DatasetUrl) -> Dataset {
     let mut ds = Dataset::new_empty(store, path, cmode | NC_NETCDF4, u.pure_zarr, u.xarray);
     // mode=oldkeys: netCDF-C 4.9.2's placement of the NCZarr keys (the spec's)
     if !u.pure_zarr && u.modes.iter().any(|m| m == "oldkeys") {
@@ -115,7 +136,7 @@ pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
     // mode=consolidated (or NCZARR_CONSOLIDATED): keep consolidated
     // metadata up to date (netCDF-C 4.10 writes .zmetadata then, xarray)
     ds.consolidated = u.consolidated || consolidated_env();
-    Ok(ds)
+    ds
 }
 
 /// `nc_open`: reads the dataset's metadata; writable with `NC_WRITE`.
@@ -123,22 +144,38 @@ pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
 /// (`engine::aggregate`) unless the URL's mode has `noaggregate` or the
 /// environment `NCZARR_RS_AGGREGATE=0`.
 pub fn open(path: &str, omode: i32) -> NcResult<Dataset> {
-    open_with(path, None, omode, true)
+    open_with(path, None, omode, true, |s| s)
+}
+
+/// [`open`] reading the store through `wrap` (a parallel open records or
+/// replays its metadata reads); the dataset keeps the store itself.
+pub(super) fn open_through(
+    path: &str,
+    omode: i32,
+    wrap: impl FnOnce(Arc<dyn Store>) -> Arc<dyn Store>,
+) -> NcResult<Dataset> {
+    open_with(path, None, omode, true, wrap)
 }
 
 /// `nc_open` showing the dataset as stored (no aggregation).
 pub fn open_as_stored(path: &str, omode: i32) -> NcResult<Dataset> {
-    open_with(path, None, omode, false)
+    open_with(path, None, omode, false, |s| s)
 }
 
 /// [`open`] of the dataset stored at `path` under the name `name` (an
 /// in-memory image in a temporary file: `nc_open_mem`): `name` is its path,
 /// and the base of its aggregation variables' relative references.
 pub fn open_named(path: &str, name: &str, omode: i32) -> NcResult<Dataset> {
-    open_with(path, Some(name), omode, true)
+    open_with(path, Some(name), omode, true, |s| s)
 }
 
-fn open_with(path: &str, name: Option<&str>, omode: i32, aggregate: bool) -> NcResult<Dataset> {
+fn open_with(
+    path: &str,
+    name: Option<&str>,
+    omode: i32,
+    aggregate: bool,
+    wrap: impl FnOnce(Arc<dyn Store>) -> Arc<dyn Store>,
+) -> NcResult<Dataset> {
     check_mode_combination(omode)?;
     let u = location(path, omode)?;
     let writable = omode & NC_WRITE != 0;
@@ -149,7 +186,7 @@ fn open_with(path: &str, name: Option<&str>, omode: i32, aggregate: bool) -> NcR
     })?;
     let consolidated = u.consolidated || consolidated_env();
     let mut ds = format::read_dataset(
-        store,
+        wrap(store.clone()),
         path,
         omode | NC_NETCDF4,
         format::OpenOptions {
@@ -159,6 +196,7 @@ fn open_with(path: &str, name: Option<&str>, omode: i32, aggregate: bool) -> NcR
             expect: format::by_url_modes(&u.modes),
         },
     )?;
+    ds.store = store;
     ds.writable = ds.writable && writable;
     if u.pure_zarr {
         ds.pure_zarr = true;
@@ -202,7 +240,10 @@ impl Dataset {
         if !self.define_mode {
             return Err(NcError::new(NC_ENOTINDEFINE));
         }
-        self.write_metadata_merged()?;
+        match self.par.is_some() {
+            true => self.par_write_metadata(Ok(()))?,
+            false => self.write_metadata_merged()?,
+        }
         self.define_mode = false;
         Ok(())
     }
@@ -240,9 +281,18 @@ impl Dataset {
 
     /// Dirty chunks, then the metadata that changed, then the store's own
     /// buffers (the zip archive) are made durable.
+    /// On a parallel dataset, every rank writes its own chunks and rank 0
+    /// the metadata the ranks agreed on.
     fn persist(&mut self) -> NcResult<()> {
-        self.flush_chunks()?;
-        self.write_metadata_merged()?;
+        let flushed = self.flush_chunks();
+        if self.par.is_some() {
+            self.par_write_metadata(flushed)?;
+            // other ranks wrote chunks this one may hold, read before
+            self.drop_clean_chunks();
+        } else {
+            flushed?;
+            self.write_metadata_merged()?;
+        }
         self.store.flush()?;
         Ok(())
     }
@@ -253,7 +303,7 @@ impl Dataset {
     /// the objects that hold lengths are written only if nobody changed
     /// them since (else read and merged again). docs/RELIABILITY.md,
     /// "Multiple writers".
-    fn write_metadata_merged(&mut self) -> NcResult<()> {
+    pub(in crate::engine) fn write_metadata_merged(&mut self) -> NcResult<()> {
         if !self.dims.iter().any(|d| d.unlimited) {
             return format::write_metadata(self);
         }

@@ -467,9 +467,15 @@ impl Dataset {
 
     pub fn redef(&mut self) -> NcResult<()> {
         self.touch();
-        self.check_writable()?;
-        if self.define_mode {
-            return Err(NcError::new(NC_EINDEFINE));
+        let ok = self.check_writable().and_then(|()| match self.define_mode {
+            true => Err(NcError::new(NC_EINDEFINE)),
+            false => Ok(()),
+        });
+        // collective on a parallel dataset: the ranks agree first
+        if self.par.is_some() {
+            self.par_check_metadata(ok)?;
+        } else {
+            ok?;
         }
         self.define_mode = true;
         Ok(())

@@ -179,6 +179,13 @@ pub(crate) unsafe fn put(
     memtype: nc_type,
 ) -> NcResult<()> {
     write(ncid, |ds, gid| {
+        // A collective write is made by every rank: a rank whose request is
+        // bad, or empty, still takes part (with its error, or nothing).
+        if ds.is_collective(gid, varid) {
+            let mut strings = Vec::new();
+            let request = put_request(ds, gid, varid, kind, startp, countp, stridep, imapp, op, memtype, &mut strings);
+            return ds.put_collective(gid, varid, request);
+        }
         let memtype = if memtype == NC_NAT { ds.var(gid, varid)?.nctype } else { memtype };
         ds.check_writable()?;
         if let Some(index) = one_index(ds, gid, varid, kind, startp, countp, op, memtype)? {
@@ -187,28 +194,52 @@ pub(crate) unsafe fn put(
                 return Ok(());
             }
         }
-        let s = slab(ds, gid, varid, kind, startp, countp, stridep, imapp, true)?;
-        let n = s.mem_elems();
-        if n == 0 {
-            return Ok(());
+        let mut strings = Vec::new();
+        match put_request(ds, gid, varid, kind, startp, countp, stridep, imapp, op, memtype, &mut strings)? {
+            Some((s, input)) => ds.put_slab(gid, varid, &s, input),
+            None => Ok(()),
         }
-        non_null(op)?;
-        if memtype == NC_STRING {
-            let src = in_slice(op as *const *const c_char, n)?;
-            let mut strings =
-                crate::limits::try_filled(n, String::new()).map_err(|e| NcError::with(NC_ENOMEM, e.to_string()))?;
-            for p in s.offsets() {
-                strings[p] = c_string_lossy(src[p])?;
-            }
-            return ds.put_slab(gid, varid, &s, MemIn::Strings(&strings));
-        }
-        if !(NC_BYTE..=NC_UINT64).contains(&memtype) {
-            return Err(NcError::new(NC_EBADTYPE));
-        }
-        let size = elem_size(memtype);
-        let buf = elems(op, n, size)?;
-        ds.put_slab(gid, varid, &s, MemIn::Bytes { memtype, buf })
     })
+}
+
+/// The slab and the caller's values of a write (`None`: no values), the
+/// strings copied into `strings`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn put_request<'a>(
+    ds: &Dataset,
+    gid: usize,
+    varid: c_int,
+    kind: Kind,
+    startp: *const usize,
+    countp: *const usize,
+    stridep: *const isize,
+    imapp: *const isize,
+    op: *const c_void,
+    memtype: nc_type,
+    strings: &'a mut Vec<String>,
+) -> NcResult<Option<(Slab, MemIn<'a>)>> {
+    let memtype = if memtype == NC_NAT { ds.var(gid, varid)?.nctype } else { memtype };
+    ds.check_writable()?;
+    let s = slab(ds, gid, varid, kind, startp, countp, stridep, imapp, true)?;
+    let n = s.mem_elems();
+    if n == 0 {
+        return Ok(None);
+    }
+    non_null(op)?;
+    if memtype == NC_STRING {
+        let src = in_slice(op as *const *const c_char, n)?;
+        *strings = crate::limits::try_filled(n, String::new()).map_err(|e| NcError::with(NC_ENOMEM, e.to_string()))?;
+        for p in s.offsets() {
+            strings[p] = c_string_lossy(src[p])?;
+        }
+        return Ok(Some((s, MemIn::Strings(strings))));
+    }
+    if !(NC_BYTE..=NC_UINT64).contains(&memtype) {
+        return Err(NcError::new(NC_EBADTYPE));
+    }
+    let size = elem_size(memtype);
+    let buf = elems(op, n, size)?;
+    Ok(Some((s, MemIn::Bytes { memtype, buf })))
 }
 
 // The exported functions of every access family and memory type

@@ -449,6 +449,41 @@ pub fn write_metadata(ds: &mut Dataset) -> NcResult<()> {
 /// `Ok(false)` when one was not (another writer changed it: the caller
 /// reads again and retries); the other objects may have been written.
 pub fn write_metadata_if(ds: &mut Dataset, expected: &HashMap<StoreKey, Option<Version>>) -> NcResult<bool> {
+    let mut todo = changed_metadata(ds)?;
+    todo.retain(|objects| !objects.is_empty());
+    let store = ds.store.clone();
+    let put = |(key, bytes): &(StoreKey, Vec<u8>)| match expected.get(key) {
+        Some(v) => store.put_if(key, bytes, v.as_ref()).map(drop),
+        None => store.set(key, bytes),
+    };
+    let written = if ds.store.io_bound() {
+        // every object its own request, all in flight together
+        let objects: Vec<&(StoreKey, Vec<u8>)> = todo.iter().flatten().collect();
+        super::data::IO_POOL.get().install(|| objects.par_iter().try_for_each(|o| put(o)))
+    } else {
+        // a node's objects one after another (the file driver opens their
+        // directory once), each conditional one on its own
+        let node = |objects: &Vec<(StoreKey, Vec<u8>)>| match objects.iter().any(|(key, _)| expected.contains_key(key))
+        {
+            false => store.set_all(objects),
+            true => objects.iter().try_for_each(put),
+        };
+        super::data::CPU_POOL.get().install(|| todo.par_iter().try_for_each(node))
+    };
+    match written {
+        Err(MapError::Conflict(_)) => return Ok(false),
+        other => other?,
+    }
+    record_written(ds, todo, true)?;
+    Ok(true)
+}
+
+/// Metadata objects (key and text), one list per group or variable.
+type Objects = Vec<Vec<(StoreKey, Vec<u8>)>>;
+
+/// The metadata objects of every group and variable that differ from
+/// what was last written or read, one list per group or variable.
+fn changed_metadata(ds: &Dataset) -> NcResult<Objects> {
     // Every group and variable is one piece of work: its objects are made,
     // turned into text and compared with what was last written, all in
     // parallel; then the changed ones are written, also together. Nothing
@@ -474,37 +509,19 @@ pub fn write_metadata_if(ds: &mut Dataset, expected: &HashMap<StoreKey, Option<V
             .filter(|(key, bytes)| written.get(key) != Some(bytes))
             .collect())
     };
-    let made: NcResult<Vec<Vec<_>>> = super::data::CPU_POOL.get().install(|| nodes.par_iter().map(node).collect());
-    let mut todo = made?;
-    todo.retain(|objects| !objects.is_empty());
-    let store = ds.store.clone();
-    let put = |(key, bytes): &(StoreKey, Vec<u8>)| match expected.get(key) {
-        Some(v) => store.put_if(key, bytes, v.as_ref()).map(drop),
-        None => store.set(key, bytes),
-    };
-    let written = if ds.store.io_bound() {
-        // every object its own request, all in flight together
-        let objects: Vec<&(StoreKey, Vec<u8>)> = todo.iter().flatten().collect();
-        super::data::IO_POOL.get().install(|| objects.par_iter().try_for_each(|o| put(o)))
-    } else {
-        // a node's objects one after another (the file driver opens their
-        // directory once), each conditional one on its own
-        let node = |objects: &Vec<(StoreKey, Vec<u8>)>| match objects.iter().any(|(key, _)| expected.contains_key(key))
-        {
-            false => store.set_all(objects),
-            true => objects.iter().try_for_each(put),
-        };
-        super::data::CPU_POOL.get().install(|| todo.par_iter().try_for_each(node))
-    };
-    match written {
-        Err(MapError::Conflict(_)) => return Ok(false),
-        other => other?,
-    }
-    let changed = !todo.is_empty();
+    super::data::CPU_POOL.get().install(|| nodes.par_iter().map(node).collect())
+}
+
+/// Notes `todo` as the metadata the store holds now (written by this
+/// handle, or by another rank of a parallel dataset: then `write_consolidated`
+/// is false, that rank wrote the consolidated object too). Every variable
+/// counts as defined on disk afterwards.
+fn record_written(ds: &mut Dataset, todo: Objects, write_consolidated: bool) -> NcResult<()> {
+    let changed = todo.iter().any(|objects| !objects.is_empty());
     for (key, bytes) in todo.into_iter().flatten() {
         ds.written.insert(key, bytes);
     }
-    if ds.consolidated && changed {
+    if write_consolidated && ds.consolidated && changed {
         let (key, doc) = ds.format.consolidated(&ds.written)?;
         ds.store.set(&key, json::to_text(&doc).as_bytes())?;
     }
@@ -514,7 +531,36 @@ pub fn write_metadata_if(ds: &mut Dataset, expected: &HashMap<StoreKey, Option<V
         }
     }
     ds.fresh = false;
-    Ok(true)
+    Ok(())
+}
+
+/// A digest of the metadata that [`write_metadata`] would write now: ranks
+/// of a parallel dataset compare theirs before one of them writes. FNV-1a
+/// over the changed objects' keys and bytes, in key order: the same on
+/// every rank for the same metadata, whatever the build.
+pub fn metadata_digest(ds: &Dataset) -> NcResult<u64> {
+    let mut objects: Vec<(StoreKey, Vec<u8>)> = changed_metadata(ds)?.into_iter().flatten().collect();
+    objects.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    for (key, bytes) in &objects {
+        eat(&(key.as_str().len() as u64).to_le_bytes());
+        eat(key.as_str().as_bytes());
+        eat(&(bytes.len() as u64).to_le_bytes());
+        eat(bytes);
+    }
+    Ok(h)
+}
+
+/// Notes the metadata as written without writing it: another rank of a
+/// parallel dataset wrote the same objects.
+pub fn metadata_written_elsewhere(ds: &mut Dataset) -> NcResult<()> {
+    let todo = changed_metadata(ds)?;
+    record_written(ds, todo, false)
 }
 
 #[cfg(test)]

@@ -40,17 +40,37 @@ pub fn all_equal(comm: &dyn Communicator, value: u64) -> NcResult<bool> {
 /// that succeeded the most negative code any rank had (netCDF codes are
 /// negative), naming it as another rank's.
 pub fn agree(comm: &dyn Communicator, mine: NcResult<()>) -> NcResult<()> {
-    // the largest of -code is the most negative code; 0: no error
+    agree_with(comm, mine, &mut [])
+}
+
+/// [`agree`], reducing `values` to their maxima in the same call.
+pub(crate) fn agree_with(comm: &dyn Communicator, mine: NcResult<()>, values: &mut [u64]) -> NcResult<()> {
     let code: i32 = mine.as_ref().err().map_or(0, |e| e.code());
-    let mut v = [u64::from(code.unsigned_abs())];
+    let mut v = Vec::with_capacity(values.len() + 1);
+    v.push(code_to_wire(code));
+    v.extend_from_slice(values);
     comm.all_reduce_max(&mut v)?;
+    values.copy_from_slice(&v[1..]);
     match (mine, v[0]) {
         (Err(e), _) => Err(e),
         (Ok(()), 0) => Ok(()),
-        (Ok(()), worst) => {
-            let code = i32::try_from(worst).map_or(NC_EMPI, |c| -c);
-            Err(NcError::with(code, "another rank failed this collective call"))
-        }
+        (Ok(()), worst) => Err(NcError::with(code_from_wire(worst), "another rank failed this collective call")),
+    }
+}
+
+/// A status code as a number whose maximum over the ranks is the code of
+/// the largest magnitude (netCDF's are negative, errno values positive);
+/// 0 is success.
+pub(crate) fn code_to_wire(code: i32) -> u64 {
+    (u64::from(code.unsigned_abs()) << 1) | u64::from(code > 0)
+}
+
+/// The code [`code_to_wire`] made (`NC_EMPI` for what it cannot have made).
+pub(crate) fn code_from_wire(v: u64) -> i32 {
+    match i32::try_from(v >> 1) {
+        Ok(abs) if v & 1 == 1 => abs,
+        Ok(abs) => -abs,
+        Err(_) => NC_EMPI,
     }
 }
 

@@ -180,7 +180,7 @@ mod tests {
                             assert_eq!(m, &vec![from as u8, me as u8]);
                         }
                         assert!(super::super::comm::all_equal(c, 7).unwrap());
-                        assert_eq!(super::super::comm::all_equal(c, me).unwrap(), false);
+                        assert!(!super::super::comm::all_equal(c, me).unwrap());
                         c.barrier().unwrap();
                     }
                 });
