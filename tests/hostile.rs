@@ -453,6 +453,19 @@ fn stale_temporary_files_are_removed_at_open_for_write() {
     child.wait().unwrap();
     let stale = root.join(format!("v/.nczarr-rs-tmp.{dead}.3"));
     let mine = root.join(format!("v/.nczarr-rs-tmp.{}.999999", std::process::id()));
+    // names with a host tag: this machine's dead writer's is stale; another
+    // machine's (sharing the file system) cannot be judged here and stays
+    let host: String = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap()
+        .bytes()
+        .filter(|b| b.is_ascii_alphanumeric() || *b == b'-')
+        .take(64)
+        .map(char::from)
+        .collect();
+    let stale_here = root.join(format!("v/.nczarr-rs-tmp.{dead}.4.{host}"));
+    let elsewhere = root.join(format!("v/.nczarr-rs-tmp.{dead}.5.{host}x-other-node"));
+    std::fs::write(&stale_here, b"torn").unwrap();
+    std::fs::write(&elsewhere, b"another machine's, in progress").unwrap();
     std::fs::write(&stale, b"torn").unwrap();
     std::fs::write(&mine, b"in progress").unwrap();
     let path = root.display().to_string();
@@ -460,7 +473,9 @@ fn stale_temporary_files_are_removed_at_open_for_write() {
     assert!(stale.exists(), "a read-only open changes nothing");
     assert_eq!(nc_close(nc_open_path(&path, NC_WRITE).unwrap()), NC_NOERR);
     assert!(!stale.exists());
+    assert!(!stale_here.exists());
     assert!(mine.exists(), "a live writer's temporary file stays");
+    assert!(elsewhere.exists(), "another machine's temporary file stays");
 }
 
 // ---- unchecked input ------------------------------------------------------

@@ -326,3 +326,26 @@ fn modes_a_parallel_dataset_refuses() {
     let codes = on_ranks(|comm| parallel::open(&missing, NC_NOWRITE, comm).err().map(|e| e.code()));
     assert!(codes.iter().all(|c| c.is_some() && *c == codes[0]), "{codes:?}");
 }
+
+#[test]
+fn a_collective_write_of_different_variables_fails_on_every_rank() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = file_url(dir.path(), "twovars.zarr");
+    let codes = on_ranks(|comm| {
+        let rank = comm.rank();
+        let mut ds = parallel::create(&url, NC_CLOBBER, comm).unwrap();
+        let t = ds.def_dim(0, "t", 0).unwrap() as i32;
+        let x = ds.def_dim(0, "x", 4).unwrap() as i32;
+        ds.def_var(0, "a", NC_INT, &[t, x]).unwrap();
+        ds.def_var(0, "b", NC_INT, &[x]).unwrap();
+        ds.enddef().unwrap();
+        ds.var_par_access(0, NC_GLOBAL, true).unwrap();
+        // rank 1 writes another variable (one with no unlimited dimension)
+        let v = if rank == 1 { 1 } else { 0 };
+        let request = ds.slab(0, v, None, None, None, None, true).map(|_| None);
+        let rc = ds.put_collective(0, v, request).err().map_or(NC_NOERR, |e| e.code());
+        ds.close().unwrap();
+        rc
+    });
+    assert_eq!(codes, vec![NC_EINVAL; RANKS]);
+}

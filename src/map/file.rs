@@ -122,9 +122,10 @@ pub(crate) static DURABILITY: LazyLock<Durability> =
 /// skipped, never opened. Returns the name used and what `open` made.
 fn create_exclusive<T>(stem: &str, mut open: impl FnMut(&str) -> io::Result<T>) -> io::Result<(String, T)> {
     let pid = std::process::id();
+    let host = host_tag();
     let mut last = None;
     for _ in 0..64 {
-        let name = format!("{stem}{pid}.{}", TMP_COUNTER.fetch_add(1, Ordering::Relaxed));
+        let name = format!("{stem}{pid}.{}.{host}", TMP_COUNTER.fetch_add(1, Ordering::Relaxed));
         match open(&name) {
             Ok(made) => return Ok((name, made)),
             Err(e) if e.kind() == ErrorKind::AlreadyExists => last = Some(e),
@@ -134,7 +135,28 @@ fn create_exclusive<T>(stem: &str, mut open: impl FnMut(&str) -> io::Result<T>) 
     Err(last.unwrap_or_else(|| io::Error::other("no free temporary file name")))
 }
 
-/// Creates a new temporary file `<dir>/<stem><pid>.<n>` ([`create_exclusive`]).
+/// This machine's name as it goes into temporary file names (letters,
+/// digits and `-` of the host name, at most 64), so that a writer on
+/// another machine sharing the file system (NFS, Lustre; MPI ranks, Dask
+/// workers) never takes this one's temporary files for a dead process's.
+fn host_tag() -> &'static str {
+    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HOST.get_or_init(|| {
+        let mut buf = [0u8; 256];
+        // SAFETY: gethostname writes at most buf.len() bytes into buf.
+        let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
+        let name = if ok { &buf[..buf.iter().position(|&b| b == 0).unwrap_or(buf.len())] } else { &[][..] };
+        let tag: String =
+            name.iter().filter(|b| b.is_ascii_alphanumeric() || **b == b'-').take(64).map(|&b| b as char).collect();
+        if tag.is_empty() {
+            "host".to_string()
+        } else {
+            tag
+        }
+    })
+}
+
+/// Creates a new temporary file `<dir>/<stem><pid>.<n>.<host>` ([`create_exclusive`]).
 pub(crate) fn create_temp(dir: &Path, stem: &str) -> io::Result<(PathBuf, fs::File)> {
     let (name, f) = create_exclusive(stem, |name| {
         fs::OpenOptions::new().write(true).create_new(true).custom_flags(libc::O_NOFOLLOW).open(dir.join(name))
@@ -166,11 +188,19 @@ pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// True if the temporary file `name` (`<stem><pid>.<n>`) belongs to a process
-/// that no longer exists.
+/// True if the temporary file `name` (`<stem><pid>.<n>.<host>`) belongs to
+/// a process of this machine that no longer exists. Another machine's
+/// (another host tag) is never stale here: its process cannot be seen. A
+/// name without a host tag (written before there were tags) is judged by
+/// its process id alone.
 pub(crate) fn is_stale_temp(name: &str, stem: &str) -> bool {
     let Some(rest) = name.strip_prefix(stem) else { return false };
-    let Some(pid) = rest.split('.').next().and_then(|p| p.parse::<i32>().ok()) else { return false };
+    let mut parts = rest.splitn(3, '.');
+    let Some(pid) = parts.next().and_then(|p| p.parse::<i32>().ok()) else { return false };
+    let _counter = parts.next();
+    if parts.next().is_some_and(|host| host != host_tag()) {
+        return false;
+    }
     if pid <= 0 || pid as u32 == std::process::id() {
         return false;
     }

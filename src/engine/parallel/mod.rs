@@ -322,21 +322,24 @@ impl Dataset {
     /// rather than wait for it).
     pub fn put_collective(&mut self, gid: usize, varid: i32, request: NcResult<Option<(Slab, MemIn)>>) -> NcResult<()> {
         let comm = self.comm()?;
-        // 1. checks and the ends of the unlimited dimensions, agreed
-        let v = self.var(gid, varid)?;
-        let unlimited: Vec<(usize, usize)> =
-            v.dimids.iter().enumerate().filter(|(_, &d)| self.dims[d].unlimited).map(|(i, &d)| (i, d)).collect();
-        let mut ends: Vec<u64> = unlimited.iter().map(|&(_, d)| self.dims[d].len).collect();
+        // 1. checks, agreed with the variable (every rank must name the
+        // same one: the next step's reduction has one value per unlimited
+        // dimension of it)
         let (checked, request) = match request {
             Ok(r) => (Ok(()), r),
             Err(e) => (Err(e), None),
         };
-        let checked = checked.and_then(|()| self.check_writable()).and_then(|()| {
+        let var = self.var(gid, varid).map(|v| v.dimids.clone());
+        let dimids = var.as_ref().cloned().unwrap_or_default();
+        let unlimited: Vec<(usize, usize)> =
+            dimids.iter().enumerate().filter(|(_, &d)| self.dims[d].unlimited).map(|(i, &d)| (i, d)).collect();
+        let mut ends: Vec<u64> = unlimited.iter().map(|&(_, d)| self.dims[d].len).collect();
+        let checked = checked.and(var.map(drop)).and_then(|()| self.check_writable()).and_then(|()| {
             if self.define_mode && self.classic_model {
                 return Err(NcError::new(NC_EINDEFINE));
             }
             let Some((slab, _)) = &request else { return Ok(()) };
-            self.check_slab(v, slab, true)?;
+            self.check_slab(self.var(gid, varid)?, slab, true)?;
             if !slab.is_empty() {
                 for (e, &(i, _)) in ends.iter_mut().zip(&unlimited) {
                     *e = (*e).max(slab.end(i).ok_or(NcError::new(NC_ENOMEM))?);
@@ -344,15 +347,22 @@ impl Dataset {
             }
             Ok(())
         });
-        comm::agree_with(&*comm, checked, &mut ends)?;
-        // 2. data mode (collective itself), the agreed lengths
+        let which = (gid as u64) << 32 ^ (varid as u32 as u64) ^ (unlimited.len() as u64) << 48;
+        let mut same = [which, !which];
+        comm::agree_with(&*comm, checked, &mut same)?;
+        if same[0] != !same[1] {
+            return Err(NcError::with(NC_EINVAL, "the ranks of a collective write named different variables"));
+        }
+        // 2. the ends of the unlimited dimensions, agreed
+        comm.all_reduce_max(&mut ends)?;
+        // 3. data mode (collective itself), the agreed lengths
         if self.define_mode {
             self.enddef()?;
         }
         for (&(_, d), &e) in unlimited.iter().zip(&ends) {
             self.dims[d].len = self.dims[d].len.max(e);
         }
-        // 3. whole chunks written, parts collected
+        // 4. whole chunks written, parts collected
         let pieces = std::sync::Mutex::new(Vec::new());
         let local = match request {
             Some((slab, input)) => self.put_slab_with(gid, varid, &slab, input, Some(&pieces)),
@@ -360,7 +370,7 @@ impl Dataset {
         };
         let range = matches!(&local, Err(e) if e.code() == NC_ERANGE);
         let local = if range { Ok(()) } else { local };
-        // 4. parts to their owners
+        // 5. parts to their owners
         let ranks = comm.size();
         let mut out: Vec<Wire> = (0..ranks).map(|_| Wire::default()).collect();
         for p in pieces.into_inner().unwrap_or_else(|p| p.into_inner()) {
@@ -369,7 +379,7 @@ impl Dataset {
         let sent = local.is_ok();
         let got = comm.all_to_all(out.into_iter().map(|w| if sent { w.0 } else { Vec::new() }).collect())?;
         comm::agree_with(&*comm, local, &mut [])?;
-        // 5. this rank's chunks written
+        // 6. this rank's chunks written
         let written = (|| {
             let mut mine = Vec::new();
             for msg in &got {
@@ -381,7 +391,7 @@ impl Dataset {
             self.write_pieces(gid, varid as usize, mine)
         })();
         comm::agree_with(&*comm, written, &mut [])?;
-        // 6. what other ranks wrote is read again
+        // 7. what other ranks wrote is read again
         self.groups[gid].vars[varid as usize].cache.drop_clean();
         match range {
             true => Err(NcError::new(NC_ERANGE)),
