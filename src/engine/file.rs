@@ -171,6 +171,9 @@ fn open_with(path: &str, name: Option<&str>, omode: i32, aggregate: bool) -> NcR
     if aggregate {
         super::aggregate::apply(&mut ds)?;
     }
+    if ds.writable {
+        format::note_read_metadata(&mut ds);
+    }
     Ok(ds)
 }
 
@@ -315,6 +318,15 @@ impl Dataset {
             dim.len = dim.len.max(n);
         }
         Ok(seen)
+    }
+
+    /// Counts every metadata object as changed since it was read: the next
+    /// write-back (`nc_sync`, `nc_close`) writes each one whose text, as
+    /// this library makes it, differs from the store's. Otherwise a writer
+    /// that defines nothing writes no metadata (`format::note_read_metadata`);
+    /// the fuzz targets use this to check that a rewrite keeps the dataset.
+    pub fn rewrite_metadata(&mut self) {
+        self.read_as.clear();
     }
 
     /// `nc_abort`: drops unsaved changes; a dataset created by this handle

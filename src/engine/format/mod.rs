@@ -444,24 +444,18 @@ pub fn write_metadata(ds: &mut Dataset) -> NcResult<()> {
     write_metadata_if(ds, &HashMap::new()).map(drop)
 }
 
-/// [`write_metadata`], where each object named in `expected` is written
-/// only if the store still holds it at that version (`None`: absent).
-/// `Ok(false)` when one was not (another writer changed it: the caller
-/// reads again and retries); the other objects may have been written.
-pub fn write_metadata_if(ds: &mut Dataset, expected: &HashMap<StoreKey, Option<Version>>) -> NcResult<bool> {
-    // Every group and variable is one piece of work: its objects are made,
-    // turned into text and compared with what was last written, all in
-    // parallel; then the changed ones are written, also together. Nothing
-    // is written if one cannot be made. Writes go on the network pool for
-    // network stores, on the CPU pool for local ones (each variable's
-    // objects sit in a directory of their own, so the kernel's
-    // per-directory lock does not serialise them; 10 000 variables in 100
-    // groups: 1.0 s against 1.5 s one after another, and no slower with
-    // 1 000 variables in one group, docs/PERFORMANCE.md).
+/// The metadata objects of every group and variable as this library
+/// writes them (JSON text), one list per group or variable, leaving out
+/// those `skip` says are unchanged. Made in parallel: every group and
+/// variable is one piece of work.
+fn made_objects(
+    ds: &Dataset,
+    skip: impl Fn(&StoreKey, &[u8]) -> bool + Sync,
+) -> NcResult<Vec<Vec<(StoreKey, Vec<u8>)>>> {
     let nodes: Vec<(usize, Option<usize>)> = (0..ds.groups.len())
         .flat_map(|gid| std::iter::once((gid, None)).chain((0..ds.groups[gid].vars.len()).map(move |v| (gid, Some(v)))))
         .collect();
-    let (format, written) = (&ds.format, &ds.written);
+    let format = &ds.format;
     let node = |&(gid, vid): &(usize, Option<usize>)| -> NcResult<Vec<(StoreKey, Vec<u8>)>> {
         let mut objects = Vec::new();
         match vid {
@@ -471,10 +465,47 @@ pub fn write_metadata_if(ds: &mut Dataset, expected: &HashMap<StoreKey, Option<V
         Ok(objects
             .into_iter()
             .map(|(key, value)| (key, json::to_text(&value).into_bytes()))
-            .filter(|(key, bytes)| written.get(key) != Some(bytes))
+            .filter(|(key, bytes)| !skip(key, bytes))
             .collect())
     };
-    let made: NcResult<Vec<Vec<_>>> = super::data::CPU_POOL.get().install(|| nodes.par_iter().map(node).collect());
+    super::data::CPU_POOL.get().install(|| nodes.par_iter().map(node).collect())
+}
+
+/// After an open for writing: the text this library would write for each
+/// metadata object of the dataset as read ([`Dataset::read_as`]). An
+/// object whose text is still that at a write-back has not changed, and
+/// is not written, however another program laid out its JSON (xarray,
+/// zarr-python and netCDF-C write the same content with other spaces,
+/// key orders and optional keys): a writer that defines nothing writes no
+/// metadata (docs/PARALLEL.md, "Many processes without MPI"). A dataset
+/// whose objects cannot be made keeps none (its objects are then written
+/// at the first write-back, which reports why).
+pub fn note_read_metadata(ds: &mut Dataset) {
+    ds.read_as = match made_objects(ds, |_, _| false) {
+        Ok(made) => made.into_iter().flatten().collect(),
+        Err(_) => HashMap::new(),
+    };
+}
+
+/// [`write_metadata`], where each object named in `expected` is written
+/// only if the store still holds it at that version (`None`: absent).
+/// `Ok(false)` when one was not (another writer changed it: the caller
+/// reads again and retries); the other objects may have been written.
+pub fn write_metadata_if(ds: &mut Dataset, expected: &HashMap<StoreKey, Option<Version>>) -> NcResult<bool> {
+    // Every group and variable is one piece of work: its objects are made,
+    // turned into text and compared with what was last written (or read,
+    // or would have been written when read), all in parallel; then the
+    // changed ones are written, also together. Nothing
+    // is written if one cannot be made. Writes go on the network pool for
+    // network stores, on the CPU pool for local ones (each variable's
+    // objects sit in a directory of their own, so the kernel's
+    // per-directory lock does not serialise them; 10 000 variables in 100
+    // groups: 1.0 s against 1.5 s one after another, and no slower with
+    // 1 000 variables in one group, docs/PERFORMANCE.md).
+    let (written, read_as) = (&ds.written, &ds.read_as);
+    let made = made_objects(ds, |key, bytes| {
+        written.get(key).is_some_and(|w| w == bytes) || read_as.get(key).is_some_and(|r| r == bytes)
+    });
     let mut todo = made?;
     todo.retain(|objects| !objects.is_empty());
     let store = ds.store.clone();
@@ -502,6 +533,7 @@ pub fn write_metadata_if(ds: &mut Dataset, expected: &HashMap<StoreKey, Option<V
     }
     let changed = !todo.is_empty();
     for (key, bytes) in todo.into_iter().flatten() {
+        ds.read_as.remove(&key);
         ds.written.insert(key, bytes);
     }
     if ds.consolidated && changed {
