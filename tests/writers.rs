@@ -419,6 +419,36 @@ fn a_writer_that_defines_nothing_writes_no_metadata() {
     }
 }
 
+/// Two writers of an unlimited dimension: A grows it past the end and
+/// closes first; B, which wrote within, takes A's length at its close and
+/// finds A's objects already saying so: it writes no metadata (it rewrote
+/// the same objects before), and both keep their records. In Zarr v2 and v3.
+#[test]
+fn a_writer_whose_length_another_grew_writes_no_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, mode) in [("grown2.zarr", "nczarr"), ("grown3.zarr", "nczarr,v3")] {
+        let store = dir.path().join(name);
+        let path = store.to_str().unwrap();
+        create(&format!("file://{path}#mode={mode},file"), NC_UNLIMITED as usize, WIDTH, &[3, WIDTH]);
+        let (nc, v) = open(path, NC_WRITE);
+        ok(put(nc, v, &[0, 0], &[4, WIDTH], &[1; 4 * WIDTH]), "size");
+        ok(nc_close(nc), "close");
+        let (a, va) = open(path, NC_WRITE);
+        let (b, vb) = open(path, NC_WRITE);
+        ok(put(a, va, &[4, 0], &[6, WIDTH], &[2; 6 * WIDTH]), "put a");
+        ok(put(b, vb, &[0, 0], &[2, WIDTH], &[3; 2 * WIDTH]), "put b");
+        ok(nc_close(a), "close a");
+        let grown = metadata_objects(&store);
+        ok(nc_close(b), "close b");
+        assert_eq!(metadata_objects(&store), grown, "{name}: b rewrote the metadata a wrote");
+        let (got, n) = read_all(path);
+        assert_eq!(n, 10, "{name}: a's length");
+        assert!(got[..2 * WIDTH].iter().all(|&x| x == 3), "{name}: b's records");
+        assert!(got[2 * WIDTH..4 * WIDTH].iter().all(|&x| x == 1), "{name}: the first records");
+        assert!(got[4 * WIDTH..].iter().all(|&x| x == 2), "{name}: a's records");
+    }
+}
+
 /// A zip archive is rewritten whole: a second writer whose archive was
 /// replaced under it gets an error at close, and the first writer's
 /// archive is intact.

@@ -276,10 +276,15 @@ impl Dataset {
     /// returns the versions of the objects read.
     fn merge_stored_lengths(&mut self) -> NcResult<HashMap<StoreKey, Option<Version>>> {
         let mut seen = HashMap::new();
+        let mut stored = Vec::new();
         let mut read = |key: StoreKey| -> NcResult<Option<serde_json::Value>> {
             let got = self.store.get_versioned(&key)?;
             let (value, version) = match got {
-                Some((bytes, v)) => (super::json::parse(&bytes).ok(), Some(v)),
+                Some((bytes, v)) => {
+                    let value = super::json::parse(&bytes).ok();
+                    stored.push((key.clone(), bytes));
+                    (value, Some(v))
+                }
                 None => (None, None),
             };
             seen.insert(key, version);
@@ -316,6 +321,11 @@ impl Dataset {
         for (d, n) in longer {
             let dim = &mut self.dims[d];
             dim.len = dim.len.max(n);
+        }
+        // what the store holds now: a writer whose lengths only grew to
+        // another's writes nothing if that writer already wrote its objects
+        for (key, bytes) in stored {
+            self.written.insert(key, bytes);
         }
         Ok(seen)
     }

@@ -444,19 +444,19 @@ pub fn write_metadata(ds: &mut Dataset) -> NcResult<()> {
     write_metadata_if(ds, &HashMap::new()).map(drop)
 }
 
+/// Metadata objects as JSON text, by key.
+type Objects = Vec<(StoreKey, Vec<u8>)>;
+
 /// The metadata objects of every group and variable as this library
-/// writes them (JSON text), one list per group or variable, leaving out
-/// those `skip` says are unchanged. Made in parallel: every group and
-/// variable is one piece of work.
-fn made_objects(
-    ds: &Dataset,
-    skip: impl Fn(&StoreKey, &[u8]) -> bool + Sync,
-) -> NcResult<Vec<Vec<(StoreKey, Vec<u8>)>>> {
+/// writes them, one list per group or variable, leaving out those `skip`
+/// says are unchanged. Made in parallel: every group and variable is one
+/// piece of work.
+fn made_objects(ds: &Dataset, skip: impl Fn(&StoreKey, &[u8]) -> bool + Sync) -> NcResult<Vec<Objects>> {
     let nodes: Vec<(usize, Option<usize>)> = (0..ds.groups.len())
         .flat_map(|gid| std::iter::once((gid, None)).chain((0..ds.groups[gid].vars.len()).map(move |v| (gid, Some(v)))))
         .collect();
     let format = &ds.format;
-    let node = |&(gid, vid): &(usize, Option<usize>)| -> NcResult<Vec<(StoreKey, Vec<u8>)>> {
+    let node = |&(gid, vid): &(usize, Option<usize>)| -> NcResult<Objects> {
         let mut objects = Vec::new();
         match vid {
             None => format.group_objects(ds, gid, &mut objects)?,
