@@ -3,8 +3,9 @@
 # runs the Rust tests, builds and installs the CMake package into
 # target/stage, builds and runs the C tests with CTest against it, and runs
 # the interop harness against Debian's netCDF-C, the netCDF4 wheel, zarr and
-# xarray (tests/interop/run.sh), and the netCDF tools under preload
-# (tests/tools/run.sh) and netCDF-C's own nczarr_test scripts under preload
+# xarray (tests/interop/run.sh), the netCDF tools under preload
+# (tests/tools/run.sh), Dask worker processes writing regions of one dataset
+# (tests/dask/run.sh) and netCDF-C's own nczarr_test scripts under preload
 # (tests/netcdf_c/run.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,6 +61,9 @@ PYTHON=$NCZARR_RS_PYTHON bash tests/interop/run.sh "$stage/lib"
 
 echo "== tools harness (tests/tools/run.sh): ncdump, nccopy, ncgen, NCO, CDO, GDAL, netCDF4/xarray under preload"
 PYTHON=$NCZARR_RS_PYTHON bash tests/tools/run.sh "$stage/lib"
+
+echo "== Dask harness (tests/dask/run.sh): four worker processes write regions of one dataset, file and S3"
+PYTHON=$NCZARR_RS_PYTHON bash tests/dask/run.sh "$stage/lib"
 
 echo "== netCDF-C's own NCZarr shell tests under preload (tests/netcdf_c/run.sh)"
 bash tests/netcdf_c/run.sh "$stage/lib"

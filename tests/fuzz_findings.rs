@@ -180,6 +180,7 @@ fn anonymous_dimensions_keep_name_length_and_values_across_a_rewrite() {
     };
     let mut ds = file::open(&url, NC_WRITE).unwrap();
     assert_eq!(outline(&ds), [("_Anonymous_Dim_3".to_string(), 3, 0)]);
+    ds.rewrite_metadata();
     ds.close().unwrap();
     let ds = file::open(&url, NC_NOWRITE).unwrap();
     assert_eq!(outline(&ds), [("_Anonymous_Dim_3".to_string(), 3, 1)], "declared in the subgroup, as netCDF-C");

@@ -9,9 +9,11 @@
 
 use nczarr_rs::engine::consts::*;
 use nczarr_rs::engine::error::{NC_EBADID, NC_NOERR};
+use nczarr_rs::ffi::atts::nc_put_att_text;
 use nczarr_rs::ffi::data::{nc_get_var_int, nc_put_vara_int};
 use nczarr_rs::ffi::files::{nc_abort, nc_close, nc_create, nc_def_dim, nc_enddef, nc_inq_dimlen, nc_open, nc_sync};
-use nczarr_rs::ffi::vars::{nc_def_var, nc_def_var_chunking, nc_inq_varid};
+use nczarr_rs::ffi::vars::{nc_def_var, nc_def_var_chunking, nc_inq_varid, nc_rename_var};
+use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -330,6 +332,120 @@ fn shorter_writer_closing_last_keeps_the_longer_length() {
         assert_eq!(len, 20, "{path}: the longer length is kept");
         assert!(got[..10 * WIDTH].iter().all(|&x| x == 2), "{path}: b's records");
         assert!(got[10 * WIDTH..].iter().all(|&x| x == 1), "{path}: a's records");
+    }
+}
+
+/// Every metadata object of a `file` store (`.z*`, `zarr.json`): its
+/// bytes, inode and modification time, by path below the store.
+fn metadata_objects(store: &Path) -> BTreeMap<String, (Vec<u8>, u64, i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = BTreeMap::new();
+    let mut todo = vec![store.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            if p.is_dir() {
+                todo.push(p);
+            } else if (name.starts_with(".z") || name == "zarr.json") && name != ".nczarr-rs.lock" {
+                let m = std::fs::metadata(&p).unwrap();
+                let key = p.strip_prefix(store).unwrap().to_string_lossy().to_string();
+                out.insert(key, (std::fs::read(&p).unwrap(), m.ino(), m.mtime(), m.mtime_nsec()));
+            }
+        }
+    }
+    out
+}
+
+/// Rewrites every metadata object of a `file` store as another program
+/// lays out the same JSON (indented, as xarray and zarr-python write it).
+fn relayout(store: &Path) {
+    for key in metadata_objects(store).keys() {
+        let p = store.join(key);
+        let value: serde_json::Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+        std::fs::write(&p, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    }
+}
+
+/// A writer that defines nothing writes no metadata object, whatever
+/// program laid out the JSON it read (here indented, as by xarray or
+/// zarr-python, where this library writes one line): every object keeps
+/// its bytes, inode and time, with fixed or unlimited dimensions, in Zarr
+/// v2 and v3. Until this was fixed, each such writer rewrote every object
+/// in its own layout at close (many writers of an xarray template all did;
+/// docs/PARALLEL.md). A writer that changes an attribute rewrites that
+/// object only, and a variable renamed away and back is still all there.
+#[test]
+fn a_writer_that_defines_nothing_writes_no_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, mode, len, changed) in [
+        ("fixed.zarr", "nczarr", 8, "v/.zattrs"),
+        ("unlimited.zarr", "nczarr", NC_UNLIMITED as usize, "v/.zattrs"),
+        ("v3.zarr", "nczarr,v3", 8, "v/zarr.json"),
+    ] {
+        let store = dir.path().join(name);
+        let path = store.to_str().unwrap();
+        create(&format!("file://{path}#mode={mode},file"), len, WIDTH, &[4, WIDTH]);
+        if len == NC_UNLIMITED as usize {
+            let (nc, v) = open(path, NC_WRITE); // sized by the first writer
+            ok(put(nc, v, &[0, 0], &[8, WIDTH], &[1; 8 * WIDTH]), "size");
+            ok(nc_close(nc), "close");
+        }
+        relayout(&store);
+        let before = metadata_objects(&store);
+        assert!(before.len() >= 2, "{name}: {:?}", before.keys());
+        let (nc, v) = open(path, NC_WRITE);
+        ok(put(nc, v, &[2, 0], &[2, WIDTH], &[7; 2 * WIDTH]), "put");
+        ok(nc_close(nc), "close");
+        assert_eq!(metadata_objects(&store), before, "{name}: a writer that defined nothing wrote metadata");
+        let (got, n) = read_all(path);
+        assert_eq!(n, 8, "{name}: length");
+        assert!(got[2 * WIDTH..4 * WIDTH].iter().all(|&x| x == 7), "{name}: data");
+
+        let (nc, v) = open(path, NC_WRITE);
+        ok(unsafe { nc_put_att_text(nc, v, c"units".as_ptr(), 1, c"m".as_ptr()) }, "put_att");
+        ok(nc_close(nc), "close");
+        let after = metadata_objects(&store);
+        let rewritten: Vec<&String> = after.keys().filter(|k| before.get(*k) != after.get(*k)).collect();
+        assert_eq!(rewritten, [changed], "{name}: an attribute changes its object only");
+
+        let (nc, v) = open(path, NC_WRITE);
+        ok(unsafe { nc_rename_var(nc, v, c"w".as_ptr()) }, "rename");
+        ok(unsafe { nc_rename_var(nc, v, c"v".as_ptr()) }, "rename back");
+        ok(nc_close(nc), "close");
+        let (got, n) = read_all(path);
+        assert_eq!(n, 8, "{name}: length after renames");
+        assert!(got[2 * WIDTH..4 * WIDTH].iter().all(|&x| x == 7), "{name}: data after renames");
+    }
+}
+
+/// Two writers of an unlimited dimension: A grows it past the end and
+/// closes first; B, which wrote within, takes A's length at its close and
+/// finds A's objects already saying so: it writes no metadata (it rewrote
+/// the same objects before), and both keep their records. In Zarr v2 and v3.
+#[test]
+fn a_writer_whose_length_another_grew_writes_no_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, mode) in [("grown2.zarr", "nczarr"), ("grown3.zarr", "nczarr,v3")] {
+        let store = dir.path().join(name);
+        let path = store.to_str().unwrap();
+        create(&format!("file://{path}#mode={mode},file"), NC_UNLIMITED as usize, WIDTH, &[3, WIDTH]);
+        let (nc, v) = open(path, NC_WRITE);
+        ok(put(nc, v, &[0, 0], &[4, WIDTH], &[1; 4 * WIDTH]), "size");
+        ok(nc_close(nc), "close");
+        let (a, va) = open(path, NC_WRITE);
+        let (b, vb) = open(path, NC_WRITE);
+        ok(put(a, va, &[4, 0], &[6, WIDTH], &[2; 6 * WIDTH]), "put a");
+        ok(put(b, vb, &[0, 0], &[2, WIDTH], &[3; 2 * WIDTH]), "put b");
+        ok(nc_close(a), "close a");
+        let grown = metadata_objects(&store);
+        ok(nc_close(b), "close b");
+        assert_eq!(metadata_objects(&store), grown, "{name}: b rewrote the metadata a wrote");
+        let (got, n) = read_all(path);
+        assert_eq!(n, 10, "{name}: a's length");
+        assert!(got[..2 * WIDTH].iter().all(|&x| x == 3), "{name}: b's records");
+        assert!(got[2 * WIDTH..4 * WIDTH].iter().all(|&x| x == 1), "{name}: the first records");
+        assert!(got[4 * WIDTH..].iter().all(|&x| x == 2), "{name}: a's records");
     }
 }
 

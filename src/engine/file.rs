@@ -209,6 +209,9 @@ fn open_with(
     if aggregate {
         super::aggregate::apply(&mut ds)?;
     }
+    if ds.writable {
+        format::note_read_metadata(&mut ds);
+    }
     Ok(ds)
 }
 
@@ -323,10 +326,15 @@ impl Dataset {
     /// returns the versions of the objects read.
     fn merge_stored_lengths(&mut self) -> NcResult<HashMap<StoreKey, Option<Version>>> {
         let mut seen = HashMap::new();
+        let mut stored = Vec::new();
         let mut read = |key: StoreKey| -> NcResult<Option<serde_json::Value>> {
             let got = self.store.get_versioned(&key)?;
             let (value, version) = match got {
-                Some((bytes, v)) => (super::json::parse(&bytes).ok(), Some(v)),
+                Some((bytes, v)) => {
+                    let value = super::json::parse(&bytes).ok();
+                    stored.push((key.clone(), bytes));
+                    (value, Some(v))
+                }
                 None => (None, None),
             };
             seen.insert(key, version);
@@ -364,7 +372,21 @@ impl Dataset {
             let dim = &mut self.dims[d];
             dim.len = dim.len.max(n);
         }
+        // what the store holds now: a writer whose lengths only grew to
+        // another's writes nothing if that writer already wrote its objects
+        for (key, bytes) in stored {
+            self.written.insert(key, bytes);
+        }
         Ok(seen)
+    }
+
+    /// Counts every metadata object as changed since it was read: the next
+    /// write-back (`nc_sync`, `nc_close`) writes each one whose text, as
+    /// this library makes it, differs from the store's. Otherwise a writer
+    /// that defines nothing writes no metadata (`format::note_read_metadata`);
+    /// the fuzz targets use this to check that a rewrite keeps the dataset.
+    pub fn rewrite_metadata(&mut self) {
+        self.read_as.clear();
     }
 
     /// `nc_abort`: drops unsaved changes; a dataset created by this handle

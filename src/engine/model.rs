@@ -178,6 +178,11 @@ pub struct Dataset {
     pub(in crate::engine) consolidated: bool,
     /// Metadata objects as last written or read, so unchanged ones are not rewritten.
     pub(in crate::engine) written: HashMap<StoreKey, Vec<u8>>,
+    /// Opened for writing: each metadata object as this library would have
+    /// written the dataset it read (`format::note_read_metadata`), until the
+    /// object is written. An object that still makes this text is unchanged
+    /// and not written, whatever text the store holds.
+    pub(in crate::engine) read_as: HashMap<StoreKey, Vec<u8>>,
     /// Closed or aborted: every use is `NC_EBADID` (a call that waited for
     /// the dataset while another thread closed it must not succeed).
     pub(in crate::engine) closed: bool,
@@ -249,6 +254,7 @@ impl Dataset {
             format: super::format::default_format(),
             consolidated: false,
             written: HashMap::new(),
+            read_as: HashMap::new(),
             closed: false,
             notes: Vec::new(),
             meta_gen: 0,
@@ -914,6 +920,9 @@ impl Dataset {
         for k in moved {
             self.written.remove(&k);
         }
+        // the objects under `new` are the copies, to be rewritten; those
+        // under `old` are gone, so a rename back must write them again
+        self.read_as.retain(|k, _| !k.starts_with(old) && !k.starts_with(new));
         Ok(())
     }
 

@@ -535,6 +535,7 @@ fn as_stored(ds: &Dataset) -> Dataset {
         format: ds.format,
         consolidated: ds.consolidated,
         written: Default::default(),
+        read_as: Default::default(),
         closed: false,
         notes: Vec::new(),
         meta_gen: 0,

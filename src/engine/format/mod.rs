@@ -478,26 +478,36 @@ pub fn write_metadata_if(ds: &mut Dataset, expected: &HashMap<StoreKey, Option<V
     Ok(true)
 }
 
-/// Metadata objects (key and text), one list per group or variable.
-type Objects = Vec<Vec<(StoreKey, Vec<u8>)>>;
+/// Metadata objects as JSON text, by key.
+type Objects = Vec<(StoreKey, Vec<u8>)>;
 
-/// The metadata objects of every group and variable that differ from
-/// what was last written or read, one list per group or variable.
-fn changed_metadata(ds: &Dataset) -> NcResult<Objects> {
-    // Every group and variable is one piece of work: its objects are made,
-    // turned into text and compared with what was last written, all in
-    // parallel; then the changed ones are written, also together. Nothing
-    // is written if one cannot be made. Writes go on the network pool for
-    // network stores, on the CPU pool for local ones (each variable's
-    // objects sit in a directory of their own, so the kernel's
-    // per-directory lock does not serialise them; 10 000 variables in 100
-    // groups: 1.0 s against 1.5 s one after another, and no slower with
-    // 1 000 variables in one group, docs/PERFORMANCE.md).
+/// The metadata objects that changed: those whose text differs from what
+/// was last written, or read (or would have been written when read,
+/// [`Dataset::read_as`]), one list per group or variable.
+fn changed_metadata(ds: &Dataset) -> NcResult<Vec<Objects>> {
+    let (written, read_as) = (&ds.written, &ds.read_as);
+    made_objects(ds, |key, bytes| {
+        written.get(key).is_some_and(|w| w == bytes) || read_as.get(key).is_some_and(|r| r == bytes)
+    })
+}
+
+/// The metadata objects of every group and variable as this library
+/// writes them, one list per group or variable, leaving out those `skip`
+/// says are unchanged. Made in parallel: every group and variable is one
+/// piece of work (its objects made and turned into text), then the
+/// changed ones are written, also together; nothing is written if one
+/// cannot be made. Writes go on the network pool for network stores, on
+/// the CPU pool for local ones (each variable's objects sit in a
+/// directory of their own, so the kernel's per-directory lock does not
+/// serialise them; 10 000 variables in 100 groups: 1.0 s against 1.5 s
+/// one after another, and no slower with 1 000 variables in one group,
+/// docs/PERFORMANCE.md).
+fn made_objects(ds: &Dataset, skip: impl Fn(&StoreKey, &[u8]) -> bool + Sync) -> NcResult<Vec<Objects>> {
     let nodes: Vec<(usize, Option<usize>)> = (0..ds.groups.len())
         .flat_map(|gid| std::iter::once((gid, None)).chain((0..ds.groups[gid].vars.len()).map(move |v| (gid, Some(v)))))
         .collect();
-    let (format, written) = (&ds.format, &ds.written);
-    let node = |&(gid, vid): &(usize, Option<usize>)| -> NcResult<Vec<(StoreKey, Vec<u8>)>> {
+    let format = &ds.format;
+    let node = |&(gid, vid): &(usize, Option<usize>)| -> NcResult<Objects> {
         let mut objects = Vec::new();
         match vid {
             None => format.group_objects(ds, gid, &mut objects)?,
@@ -506,19 +516,36 @@ fn changed_metadata(ds: &Dataset) -> NcResult<Objects> {
         Ok(objects
             .into_iter()
             .map(|(key, value)| (key, json::to_text(&value).into_bytes()))
-            .filter(|(key, bytes)| written.get(key) != Some(bytes))
+            .filter(|(key, bytes)| !skip(key, bytes))
             .collect())
     };
     super::data::CPU_POOL.get().install(|| nodes.par_iter().map(node).collect())
+}
+
+/// After an open for writing: the text this library would write for each
+/// metadata object of the dataset as read ([`Dataset::read_as`]). An
+/// object whose text is still that at a write-back has not changed, and
+/// is not written, however another program laid out its JSON (xarray,
+/// zarr-python and netCDF-C write the same content with other spaces,
+/// key orders and optional keys): a writer that defines nothing writes no
+/// metadata (docs/PARALLEL.md, "Many processes without MPI"). A dataset
+/// whose objects cannot be made keeps none (its objects are then written
+/// at the first write-back, which reports why).
+pub fn note_read_metadata(ds: &mut Dataset) {
+    ds.read_as = match made_objects(ds, |_, _| false) {
+        Ok(made) => made.into_iter().flatten().collect(),
+        Err(_) => HashMap::new(),
+    };
 }
 
 /// Notes `todo` as the metadata the store holds now (written by this
 /// handle, or by another rank of a parallel dataset: then `write_consolidated`
 /// is false, that rank wrote the consolidated object too). Every variable
 /// counts as defined on disk afterwards.
-fn record_written(ds: &mut Dataset, todo: Objects, write_consolidated: bool) -> NcResult<()> {
+fn record_written(ds: &mut Dataset, todo: Vec<Objects>, write_consolidated: bool) -> NcResult<()> {
     let changed = todo.iter().any(|objects| !objects.is_empty());
     for (key, bytes) in todo.into_iter().flatten() {
+        ds.read_as.remove(&key);
         ds.written.insert(key, bytes);
     }
     if write_consolidated && ds.consolidated && changed {
