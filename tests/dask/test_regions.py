@@ -196,8 +196,8 @@ def work(job):
     written, closes. Returns its process id."""
     from distributed import Event
 
-    k, how, location, slabs, zarr_slabs, barrier = job["k"], job["how"], job["location"], job["slabs"], job["zarr_slabs"], job["barrier"]
-    if how == "netcdf4":
+    k, location, slabs, barrier = job["k"], job["location"], job["slabs"], job["barrier"]
+    if job["how"] == "netcdf4":
         import netCDF4
 
         ds = netCDF4.Dataset(location, "r+")
@@ -220,7 +220,7 @@ def work(job):
         def done():
             nc_check(lib, lib.nc_close(nc), "nc_close")
 
-    for path, name, index, values in zarr_slabs:
+    for path, name, index, values in job["zarr_slabs"]:
         # zarr-python's own region write (whole chunks nobody else writes).
         # It lists the store, where our writers' lock file is while they
         # have it open, and warns that it is no Zarr object: expected.
