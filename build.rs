@@ -48,6 +48,9 @@ fn main() {
     }
     println!("cargo:include={}", crate_dir.join("include").display());
     build_advise_shim(&out_dir);
+    if env::var_os("CARGO_FEATURE_MPI").is_some() {
+        build_mpi_shim();
+    }
     // A versioned SONAME, so that the installed library can follow the usual
     // libX.so -> libX.so.0 -> libX.so.0.1.0 layout.
     if env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
@@ -76,6 +79,63 @@ fn build_advise_shim(out_dir: &std::path::Path) {
         std::fs::write(&script, "NCZARR_RS_0 { global: nc_advise; };\n").expect("OUT_DIR is writable");
         println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", script.display());
     }
+}
+
+/// The MPI build (feature `mpi`): src/ffi/mpi_shim.c, compiled with the
+/// system's MPI compiler wrapper (`$MPICC`, else `mpicc`), and the library
+/// linked with the flags that wrapper gives: `mpicc -showme:link` (Open
+/// MPI), else `mpicc -link_info` or `mpicc -show` (MPICH), whose first
+/// word is the compiler. docs/PARALLEL.md, "Building with MPI".
+fn build_mpi_shim() {
+    println!("cargo:rerun-if-env-changed=MPICC");
+    println!("cargo:rerun-if-changed=src/ffi/mpi_shim.c");
+    let mpicc = env::var("MPICC").ok().filter(|s| !s.is_empty()).unwrap_or_else(|| "mpicc".to_string());
+    let run = |args: &[&str]| -> Option<String> {
+        let out = std::process::Command::new(&mpicc).args(args).output().ok()?;
+        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    let flags = match run(&["-showme:link"]) {
+        Some(open_mpi) => open_mpi,
+        None => {
+            let mpich = run(&["-link_info"]).or_else(|| run(&["-show"])).unwrap_or_else(|| {
+                panic!("the `mpi` feature needs MPI's compiler wrapper: `{mpicc} -showme:link`, `-link_info` and `-show` all failed (set MPICC, or install libopenmpi-dev / libmpich-dev)")
+            });
+            // MPICH prints the whole command: the compiler first
+            mpich.split_once(char::is_whitespace).map(|(_, rest)| rest.to_string()).unwrap_or_default()
+        }
+    };
+    cc::Build::new().compiler(&mpicc).file("src/ffi/mpi_shim.c").warnings(true).compile("nczarr_rs_mpi");
+    for flag in link_flags(&flags) {
+        println!("{flag}");
+    }
+}
+
+/// Cargo's instructions for a compiler driver's link flags: `-L` and `-l`
+/// as search paths and libraries, linker options (`-Wl,..`, `-Xlinker ..`,
+/// `-pthread`) as link arguments; compile flags (`-I`, `-D`, ...) are not
+/// the linker's and are left out.
+fn link_flags(flags: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut words = flags.split_whitespace();
+    while let Some(w) = words.next() {
+        if let Some(dir) = w.strip_prefix("-L") {
+            out.push(format!("cargo:rustc-link-search=native={dir}"));
+        } else if let Some(lib) = w.strip_prefix("-l") {
+            out.push(format!("cargo:rustc-link-lib={lib}"));
+        } else if w.starts_with("-Wl,") || w == "-pthread" {
+            out.push(format!("cargo:rustc-link-arg={w}"));
+        } else if w == "-Xlinker" {
+            if let Some(arg) = words.next() {
+                out.push("cargo:rustc-link-arg=-Xlinker".to_string());
+                out.push(format!("cargo:rustc-link-arg={arg}"));
+            }
+        }
+    }
+    assert!(
+        out.iter().any(|f| f.starts_with("cargo:rustc-link-lib=")),
+        "MPI's compiler wrapper names no library to link: {flags:?}"
+    );
+    out
 }
 
 /// `#define NC_EBADID -33` becomes `#define NC_EBADID (-33)`, as in netCDF-C,

@@ -3089,8 +3089,8 @@ int nc_create_par_fortran(const char *path, int cmode, int comm, int info, int *
 int nc_open_par_fortran(const char *path, int mode, int comm, int info, int *ncidp);
 
 /**
- * `NC_INDEPENDENT`/`NC_COLLECTIVE` access: `NC_ENOPAR` without checking
- * the ncid, as netCDF-C built without parallel I/O.
+ * `NC_INDEPENDENT`/`NC_COLLECTIVE` access to a variable (`NC_ENOPAR`
+ * without MPI).
  */
 int nc_var_par_access(int ncid, int varid, int par_access);
 

@@ -29,6 +29,9 @@ command -v python3 >/dev/null 2>&1 || apt_packages+=(python3)
 # and cf-python's units library
 [ -e /usr/include/udunits2.h ] || apt_packages+=(libudunits2-dev)
 command -v bc >/dev/null 2>&1 || apt_packages+=(bc)
+# MPI for the MPI build (cargo feature `mpi`, -DNCZARR_RS_MPI=ON): its
+# compiler wrapper, headers and launcher (docs/PARALLEL.md)
+{ command -v mpicc && command -v mpirun; } >/dev/null 2>&1 || apt_packages+=(libopenmpi-dev openmpi-bin)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || apt_packages+=(python3-venv)
 
 if [ ${#apt_packages[@]} -gt 0 ]; then

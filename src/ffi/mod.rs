@@ -31,6 +31,10 @@ pub(crate) mod handles;
 pub(crate) mod interpose;
 pub mod library;
 pub mod mem;
+// cbindgen declares every foreign function it sees (the shim's): not here
+/// cbindgen:ignore
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub(crate) mod nc;
 pub mod par;
 pub mod settings;
