@@ -131,7 +131,14 @@ fn on_ranks<R: Send>(body: impl Fn(Arc<dyn Communicator>) -> R + Sync) -> Vec<R>
 /// Creates the dataset on every rank, writes it as `split` and `collective`
 /// say, closes it; then checks what one reader sees.
 fn write_and_check(url: &str, split: Split, collective: bool, zlib: bool, unlimited: bool) {
-    let what = format!("{url} {split:?} collective={collective} zlib={zlib} unlimited={unlimited}");
+    write_and_check_with(url, split, collective, zlib, unlimited, false)
+}
+
+/// [`write_and_check`]; with `shards`, a Zarr v3 dataset (`url`) whose
+/// variables (but strings) have shards of 4 x 12 (two ranks' rows, or
+/// every rank's columns, in one stored object).
+fn write_and_check_with(url: &str, split: Split, collective: bool, zlib: bool, unlimited: bool, shards: bool) {
+    let what = format!("{url} {split:?} collective={collective} zlib={zlib} unlimited={unlimited} shards={shards}");
     on_ranks(|comm| {
         let rank = comm.rank();
         let mut ds = parallel::create(url, NC_CLOBBER | NC_MPIIO, comm).unwrap();
@@ -142,6 +149,9 @@ fn write_and_check(url: &str, split: Split, collective: bool, zlib: bool, unlimi
             ds.def_var_chunking(0, v, NC_CHUNKED, Some(&CHUNK)).unwrap();
             if zlib && t != NC_STRING {
                 ds.def_var_deflate(0, v, true, true, 1).unwrap();
+            }
+            if shards && t != NC_STRING {
+                ds.def_var_shard(0, v, &[4, COLS]).unwrap();
             }
         }
         ds.enddef().unwrap();
@@ -197,6 +207,17 @@ fn four_ranks_write_every_type_on_the_file_driver() {
                 let url = file_url(dir.path(), &format!("d-{split:?}-{collective}-{zlib}.zarr"));
                 write_and_check(&url, split, collective, zlib, false);
             }
+        }
+    }
+}
+
+#[test]
+fn four_ranks_write_shared_shards_of_zarr_v3() {
+    let dir = tempfile::tempdir().unwrap();
+    for split in [Split::Rows, Split::Columns] {
+        for collective in [false, true] {
+            let url = format!("file://{}/s-{split:?}-{collective}.zarr#mode=nczarr,v3,file", dir.path().display());
+            write_and_check_with(&url, split, collective, split == Split::Rows, false, true);
         }
     }
 }
