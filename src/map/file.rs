@@ -273,9 +273,9 @@ fn slot_of(key: &StoreKey) -> usize {
     (stable_hash(key.as_str()) % COUNT_SLOTS as u64) as usize
 }
 
-/// FNV-1a: a hash that is the same in every process (the lock stripes).
+/// A hash that is the same in every process (the lock stripes).
 fn stable_hash(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+    super::key::fnv1a(super::key::FNV_OFFSET, s.as_bytes())
 }
 
 /// Locks (`F_WRLCK` exclusive, `F_RDLCK` shared) or unlocks (`F_UNLCK`)

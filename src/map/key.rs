@@ -41,6 +41,17 @@ fn canonical(key: &str) -> Result<&str, MapError> {
     Ok(body)
 }
 
+/// FNV-1a's starting value (see [`fnv1a`]).
+pub(crate) const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a of `bytes` continued from `h` ([`FNV_OFFSET`] to start): a hash
+/// that is the same in every process and every build (the file driver's
+/// lock stripes, the owner rank of a chunk, the metadata digest that the
+/// ranks of a parallel dataset compare).
+pub(crate) fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
 impl StoreKey {
     /// The root key `/`.
     pub fn root() -> Self {

@@ -22,7 +22,7 @@
 #[cfg(feature = "test-support")]
 pub mod conformance;
 pub mod file;
-mod key;
+pub(crate) mod key;
 pub mod memory;
 pub mod s3;
 pub mod zip;

@@ -568,19 +568,13 @@ fn record_written(ds: &mut Dataset, todo: Vec<Objects>, write_consolidated: bool
 pub fn metadata_digest(ds: &Dataset) -> NcResult<u64> {
     let mut objects: Vec<(StoreKey, Vec<u8>)> = changed_metadata(ds)?.into_iter().flatten().collect();
     objects.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |bytes: &[u8]| {
-        for &b in bytes {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    };
-    for (key, bytes) in &objects {
-        eat(&(key.as_str().len() as u64).to_le_bytes());
-        eat(key.as_str().as_bytes());
-        eat(&(bytes.len() as u64).to_le_bytes());
-        eat(bytes);
-    }
-    Ok(h)
+    use crate::map::key::{fnv1a, FNV_OFFSET};
+    Ok(objects.iter().fold(FNV_OFFSET, |h, (key, bytes)| {
+        let h = fnv1a(h, &(key.as_str().len() as u64).to_le_bytes());
+        let h = fnv1a(h, key.as_str().as_bytes());
+        let h = fnv1a(h, &(bytes.len() as u64).to_le_bytes());
+        fnv1a(h, bytes)
+    }))
 }
 
 /// Notes the metadata as written without writing it: another rank of a

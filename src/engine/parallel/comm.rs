@@ -30,8 +30,14 @@ pub trait Communicator: Send + Sync + std::fmt::Debug {
 /// Whether every rank passed the same `value`, in one reduction: the
 /// maximum of the values and of their complements (the minimum's).
 pub fn all_equal(comm: &dyn Communicator, value: u64) -> NcResult<bool> {
+    agree_on(comm, Ok(()), value)
+}
+
+/// [`agree`] on the status and, in the same reduction, whether every rank
+/// passed the same `value` ([`all_equal`]).
+pub(crate) fn agree_on(comm: &dyn Communicator, mine: NcResult<()>, value: u64) -> NcResult<bool> {
     let mut v = [value, !value];
-    comm.all_reduce_max(&mut v)?;
+    agree_with(comm, mine, &mut v)?;
     Ok(v[0] == !v[1])
 }
 

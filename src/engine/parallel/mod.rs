@@ -122,14 +122,9 @@ pub fn open(path: &str, omode: i32, comm: Arc<dyn Communicator>) -> NcResult<Dat
         return Err(NcError::with(code, format!("rank 0 could not open {path}: {why}")));
     }
     let mode = mode?;
-    let mut replayer = None;
     let mut failed = None;
     let ds = file::open_through(path, mode, |store| match replay::Replayer::new(store.clone(), body) {
-        Ok(r) => {
-            let r = Arc::new(r);
-            replayer = Some(r.clone());
-            r
-        }
+        Ok(r) => Arc::new(r),
         Err(e) => {
             failed = Some(e);
             store
@@ -229,10 +224,7 @@ fn bad_piece() -> NcError {
 /// The rank that writes a chunk in collective writes: a hash of its key
 /// (FNV-1a), the same on every rank.
 fn owner(key: &StoreKey, ranks: usize) -> usize {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in key.as_str().as_bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-    }
+    let h = crate::map::key::fnv1a(crate::map::key::FNV_OFFSET, key.as_str().as_bytes());
     (h % ranks.max(1) as u64) as usize
 }
 
@@ -348,9 +340,7 @@ impl Dataset {
             Ok(())
         });
         let which = (gid as u64) << 32 ^ (varid as u32 as u64) ^ (unlimited.len() as u64) << 48;
-        let mut same = [which, !which];
-        comm::agree_with(&*comm, checked, &mut same)?;
-        if same[0] != !same[1] {
+        if !comm::agree_on(&*comm, checked, which)? {
             return Err(NcError::with(NC_EINVAL, "the ranks of a collective write named different variables"));
         }
         // 2. the ends of the unlimited dimensions, agreed
@@ -454,9 +444,7 @@ impl Dataset {
             Some(Err(e)) => (Err(e), 0),
             None => (local, 0),
         };
-        let mut v = [d, !d];
-        comm::agree_with(&*comm, local, &mut v)?;
-        if v[0] != !v[1] {
+        if !comm::agree_on(&*comm, local, d)? {
             return Err(NcError::with(
                 NC_EINVAL,
                 "the ranks of this parallel dataset defined different metadata (every rank must make the same \
