@@ -272,6 +272,9 @@ impl Dataset {
         if slab.is_empty() {
             return Ok(());
         }
+        if !slab.disjoint() {
+            return self.get_aliased(gid, varid, slab, out);
+        }
         // an aggregated variable: its partitions, not chunks of this store
         if let Some(src) = &v.source {
             return src.read(slab, out);
@@ -411,6 +414,50 @@ impl Dataset {
         // written to an element is the one that stays.
         for_chunks(&*self.store, grid.len(), slab.disjoint(), work)?;
         range_result(range.load(Ordering::Relaxed))
+    }
+
+    /// A read through a memory map that may send two positions to one
+    /// element: in the slab's C order, as netCDF-C's varm reads, so that
+    /// the last position in that order stays. A bounded piece at a time
+    /// is read densely, then put in place.
+    fn get_aliased(&self, gid: usize, varid: i32, slab: &Slab, out: MemOut) -> NcResult<()> {
+        const PIECE: u64 = 64 * 1024;
+        let mut range = false;
+        let mut dense_get = |piece: &Slab, out: MemOut| match self.get_slab(gid, varid, &piece.densified(), out) {
+            Err(e) if e.code() == NC_ERANGE => {
+                range = true;
+                Ok(())
+            }
+            r => r,
+        };
+        let positions = |piece: &Slab| piece.count.iter().product::<u64>() as usize;
+        match out {
+            MemOut::Bytes { memtype, buf } => {
+                let es = elem_size(memtype);
+                let mut tmp = vec![0u8; PIECE as usize * es];
+                slab.for_pieces(PIECE, |piece, base| -> NcResult<()> {
+                    let n = positions(piece);
+                    dense_get(piece, MemOut::Bytes { memtype, buf: &mut tmp[..n * es] })?;
+                    for (i, off) in piece.offsets().enumerate() {
+                        let at = (base as usize + off) * es;
+                        buf[at..at + es].copy_from_slice(&tmp[i * es..(i + 1) * es]);
+                    }
+                    Ok(())
+                })?;
+            }
+            MemOut::Strings(buf) => {
+                let mut tmp = vec![String::new(); PIECE as usize];
+                slab.for_pieces(PIECE, |piece, base| -> NcResult<()> {
+                    let n = positions(piece);
+                    dense_get(piece, MemOut::Strings(&mut tmp[..n]))?;
+                    for (i, off) in piece.offsets().enumerate() {
+                        buf[base as usize + off] = std::mem::take(&mut tmp[i]);
+                    }
+                    Ok(())
+                })?;
+            }
+        }
+        range_result(range)
     }
 
     /// Writes a slab from the caller's memory. Values out of range for the

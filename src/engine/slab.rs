@@ -83,6 +83,67 @@ impl Slab {
         true
     }
 
+    /// The same positions in the dense C order of `count` (a buffer of
+    /// exactly the slab's positions).
+    pub fn densified(&self) -> Slab {
+        let nd = self.count.len();
+        let mut imap: PerDim<u64> = PerDim::from_elem(1, nd);
+        for d in (0..nd.saturating_sub(1)).rev() {
+            imap[d] = imap[d + 1].saturating_mul(self.count[d + 1]);
+        }
+        Slab { start: self.start.clone(), count: self.count.clone(), stride: self.stride.clone(), imap, dense: true }
+    }
+
+    /// Calls `f` on consecutive boxes of the slab (each with the slab's
+    /// memory map and the memory offset of its first position), in the
+    /// slab's C order, each of at most `max` positions: the outer
+    /// dimensions one index at a time, one dimension in ranges, the inner
+    /// ones whole. Stops at the first error.
+    pub fn for_pieces<E>(&self, max: u64, mut f: impl FnMut(&Slab, u64) -> Result<(), E>) -> Result<(), E> {
+        let nd = self.count.len();
+        if self.is_empty() || nd == 0 {
+            return if self.is_empty() { Ok(()) } else { f(self, 0) };
+        }
+        let max = max.max(1);
+        // the split dimension: the outermost whose inner dimensions fit
+        let (mut split, mut inner) = (nd - 1, 1u64);
+        while split > 0 {
+            match inner.checked_mul(self.count[split]) {
+                Some(n) if n <= max => {
+                    inner = n;
+                    split -= 1;
+                }
+                _ => break,
+            }
+        }
+        let step = (max / inner).max(1);
+        let mut k: PerDim<u64> = PerDim::from_elem(0, nd);
+        loop {
+            let take = step.min(self.count[split] - k[split]);
+            let mut piece = self.clone();
+            piece.dense = false;
+            let mut base = 0u64;
+            for d in 0..=split {
+                piece.start[d] = self.start[d] + k[d] * self.stride[d];
+                piece.count[d] = if d == split { take } else { 1 };
+                base += k[d] * self.imap[d];
+            }
+            f(&piece, base)?;
+            // the next box: dimension `split` advances by `take`, then the
+            // outer ones as an odometer
+            k[split] += take;
+            let mut d = split;
+            while k[d] >= self.count[d] {
+                if d == 0 {
+                    return Ok(());
+                }
+                k[d] = 0;
+                d -= 1;
+                k[d] += 1;
+            }
+        }
+    }
+
     /// The memory offsets (in elements) of the slab's positions, in the
     /// slab's C order.
     pub fn offsets(&self) -> Offsets<'_> {
@@ -459,5 +520,45 @@ mod tests {
         assert!(!s(vec![3, 4], vec![1, 2]).disjoint()); // 2 == 0 + 2*1
         assert!(!s(vec![3], vec![0]).disjoint());
         assert!(s(vec![1, 5], vec![0, 1]).disjoint());
+    }
+
+    /// Positions (variable indices) and memory offsets of a slab, C order.
+    fn walk(s: &Slab, base: u64) -> Vec<(Vec<u64>, u64)> {
+        let nd = s.count.len();
+        let mut k = vec![0u64; nd];
+        let mut out = Vec::new();
+        for off in s.offsets() {
+            out.push(((0..nd).map(|d| s.start[d] + k[d] * s.stride[d]).collect(), base + off as u64));
+            for d in (0..nd).rev() {
+                k[d] += 1;
+                if k[d] < s.count[d] {
+                    break;
+                }
+                k[d] = 0;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn pieces_cover_the_slab_in_c_order() {
+        let slab = Slab {
+            start: vec![1, 0, 2].into(),
+            count: vec![3, 4, 5].into(),
+            stride: vec![2, 1, 3].into(),
+            imap: vec![4, 1, 2].into(), // aliasing
+            dense: false,
+        };
+        let whole = walk(&slab, 0);
+        for max in [0, 1, 2, 3, 4, 5, 7, 19, 20, 21, 59, 60, 61, 1000] {
+            let mut got = Vec::new();
+            slab.for_pieces(max, |p, base| {
+                assert!(p.count.iter().product::<u64>() <= max.max(1), "max {max}: {:?}", p.count);
+                got.extend(walk(p, base));
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+            assert_eq!(got, whole, "max {max}");
+        }
     }
 }
