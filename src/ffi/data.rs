@@ -36,19 +36,20 @@ pub(crate) enum Kind {
     Var,
 }
 
-/// Reads the caller's start/count/stride/map arrays and resolves the slab.
-#[allow(clippy::too_many_arguments)]
-unsafe fn slab(
-    ds: &Dataset,
-    gid: usize,
-    varid: c_int,
+/// The caller's index arrays of one data call, as its access family
+/// passes them (NULL where the family has none).
+#[derive(Clone, Copy)]
+pub(crate) struct Request {
     kind: Kind,
     startp: *const usize,
     countp: *const usize,
     stridep: *const isize,
     imapp: *const isize,
-    for_write: bool,
-) -> NcResult<Slab> {
+}
+
+/// Reads the caller's start/count/stride/map arrays and resolves the slab.
+unsafe fn slab(ds: &Dataset, gid: usize, varid: c_int, req: Request, for_write: bool) -> NcResult<Slab> {
+    let Request { kind, startp, countp, stridep, imapp } = req;
     let v = ds.var(gid, varid)?;
     let nd = v.dimids.len();
     if nd == 0 {
@@ -86,17 +87,15 @@ unsafe fn slab(
 /// (`var1`, or `vara` with every count 1), for the one-element paths
 /// (`Dataset::get_one`, `Dataset::put_one`); `None` for any other call,
 /// which the general path checks and answers.
-#[allow(clippy::too_many_arguments)]
 unsafe fn one_index(
     ds: &Dataset,
     gid: usize,
     varid: c_int,
-    kind: Kind,
-    startp: *const usize,
-    countp: *const usize,
+    req: Request,
     data: *const c_void,
     memtype: nc_type,
 ) -> NcResult<Option<PerDim<u64>>> {
+    let Request { kind, startp, countp, .. } = req;
     let one = match kind {
         Kind::Var1 => true,
         Kind::Vara => !countp.is_null(),
@@ -125,15 +124,16 @@ pub(crate) unsafe fn get(
     ip: *mut c_void,
     memtype: nc_type,
 ) -> NcResult<()> {
+    let req = Request { kind, startp, countp, stridep, imapp };
     read(ncid, |ds, gid| {
         let memtype = if memtype == NC_NAT { ds.var(gid, varid)?.nctype } else { memtype };
-        if let Some(index) = one_index(ds, gid, varid, kind, startp, countp, ip, memtype)? {
+        if let Some(index) = one_index(ds, gid, varid, req, ip, memtype)? {
             let out = elems_mut(ip, 1, elem_size(memtype))?;
             if ds.get_one(gid, varid, &index, memtype, out)?.is_some() {
                 return Ok(());
             }
         }
-        let s = slab(ds, gid, varid, kind, startp, countp, stridep, imapp, false)?;
+        let s = slab(ds, gid, varid, req, false)?;
         let n = s.mem_elems();
         if n == 0 {
             ds.var(gid, varid)?;
@@ -178,24 +178,25 @@ pub(crate) unsafe fn put(
     op: *const c_void,
     memtype: nc_type,
 ) -> NcResult<()> {
+    let req = Request { kind, startp, countp, stridep, imapp };
     write(ncid, |ds, gid| {
         // A collective write is made by every rank: a rank whose request is
         // bad, or empty, still takes part (with its error, or nothing).
         if ds.is_collective(gid, varid) {
             let mut strings = Vec::new();
-            let request = put_request(ds, gid, varid, kind, startp, countp, stridep, imapp, op, memtype, &mut strings);
+            let request = put_request(ds, gid, varid, req, op, memtype, &mut strings);
             return ds.put_collective(gid, varid, request);
         }
         let memtype = if memtype == NC_NAT { ds.var(gid, varid)?.nctype } else { memtype };
         ds.check_writable()?;
-        if let Some(index) = one_index(ds, gid, varid, kind, startp, countp, op, memtype)? {
+        if let Some(index) = one_index(ds, gid, varid, req, op, memtype)? {
             let input = elems(op, 1, elem_size(memtype))?;
             if ds.put_one(gid, varid, &index, memtype, input)?.is_some() {
                 return Ok(());
             }
         }
         let mut strings = Vec::new();
-        match put_request(ds, gid, varid, kind, startp, countp, stridep, imapp, op, memtype, &mut strings)? {
+        match put_request(ds, gid, varid, req, op, memtype, &mut strings)? {
             Some((s, input)) => ds.put_slab(gid, varid, &s, input),
             None => Ok(()),
         }
@@ -204,23 +205,18 @@ pub(crate) unsafe fn put(
 
 /// The slab and the caller's values of a write (`None`: no values), the
 /// strings copied into `strings`.
-#[allow(clippy::too_many_arguments)]
 unsafe fn put_request<'a>(
     ds: &Dataset,
     gid: usize,
     varid: c_int,
-    kind: Kind,
-    startp: *const usize,
-    countp: *const usize,
-    stridep: *const isize,
-    imapp: *const isize,
+    req: Request,
     op: *const c_void,
     memtype: nc_type,
     strings: &'a mut Vec<String>,
 ) -> NcResult<Option<(Slab, MemIn<'a>)>> {
     let memtype = if memtype == NC_NAT { ds.var(gid, varid)?.nctype } else { memtype };
     ds.check_writable()?;
-    let s = slab(ds, gid, varid, kind, startp, countp, stridep, imapp, true)?;
+    let s = slab(ds, gid, varid, req, true)?;
     let n = s.mem_elems();
     if n == 0 {
         return Ok(None);
