@@ -14,6 +14,9 @@ cd "$(dirname "$0")/.."
 source scripts/setup-deps.sh
 
 root=$PWD
+# Each step's header says when it began (minutes:seconds since the start):
+# CI's budget is 40 minutes on 2 cores.
+step() { printf '== [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 stage=$root/target/stage
 stage_mpi=$root/target/stage-mpi
 
@@ -22,10 +25,10 @@ stage_mpi=$root/target/stage-mpi
 # (src/ffi/boundary.rs, docs/RELIABILITY.md "Panics").
 export NCZARR_RS_PANIC_ABORT=1
 
-echo "== local S3 server (moto)"
+step "local S3 server (moto)"
 source scripts/s3-server.sh
 
-echo "== style: rustfmt and clippy (warnings are errors)"
+step "style: rustfmt and clippy (warnings are errors)"
 if cargo fmt --version >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1; then
     cargo fmt --check
     cargo clippy --release --locked --all-targets -- -D warnings
@@ -34,7 +37,7 @@ else
     echo "rustfmt/clippy are not installed with this toolchain: style checks skipped"
 fi
 
-echo "== cargo test (with the short fuzzing: stable toolchain, seconds)"
+step "cargo test (with the short fuzzing: stable toolchain, seconds)"
 # Fuzzing here is short and needs no nightly: tests/fuzz_corpus.rs replays
 # every committed corpus (fuzz/seeds/<target>) through the libFuzzer targets'
 # bodies, tests/fuzz_findings.rs holds the regression tests of what fuzzing
@@ -43,36 +46,36 @@ echo "== cargo test (with the short fuzzing: stable toolchain, seconds)"
 # cargo-fuzz), on demand; sanitizers: scripts/sanitize.sh, on demand.
 NCZARR_RS_FUZZ_SECONDS=${NCZARR_RS_FUZZ_SECONDS:-5} cargo test --release --locked
 
-echo "== cargo test with arithmetic overflow checked (profile overflow)"
+step "cargo test with arithmetic overflow checked (profile overflow)"
 # The same tests, built with overflow-checks and debug assertions: a size or
 # offset computation that wraps panics (and aborts, as above).
 NCZARR_RS_FUZZ_SECONDS=${NCZARR_RS_FUZZ_SECONDS:-5} cargo test --profile overflow --locked
 
-echo "== CMake package: build and install into $stage"
+step "CMake package: build and install into $stage"
 rm -rf "$stage"
 cmake -S cmake -B target/cmake-pkg -DCMAKE_INSTALL_PREFIX="$stage" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build target/cmake-pkg
 cmake --install target/cmake-pkg >/dev/null
 
-echo "== C tests (CTest)"
+step "C tests (CTest)"
 rm -rf target/ctest
 cmake -S ctest -B target/ctest -DCMAKE_PREFIX_PATH="$stage" >/dev/null
 cmake --build target/ctest
 ctest --test-dir target/ctest --output-on-failure
 
-echo "== interop harness (tests/interop/run.sh)"
+step "interop harness (tests/interop/run.sh)"
 PYTHON=$NCZARR_RS_PYTHON bash tests/interop/run.sh "$stage/lib"
 
-echo "== tools harness (tests/tools/run.sh): ncdump, nccopy, ncgen, NCO, CDO, GDAL, netCDF4/xarray under preload"
+step "tools harness (tests/tools/run.sh): ncdump, nccopy, ncgen, NCO, CDO, GDAL, netCDF4/xarray under preload"
 PYTHON=$NCZARR_RS_PYTHON bash tests/tools/run.sh "$stage/lib"
 
-echo "== Dask harness (tests/dask/run.sh): four worker processes write regions of one dataset, file and S3"
+step "Dask harness (tests/dask/run.sh): four worker processes write regions of one dataset, file and S3"
 PYTHON=$NCZARR_RS_PYTHON bash tests/dask/run.sh "$stage/lib"
 
-echo "== netCDF-C's own NCZarr shell tests under preload (tests/netcdf_c/run.sh)"
+step "netCDF-C's own NCZarr shell tests under preload (tests/netcdf_c/run.sh)"
 bash tests/netcdf_c/run.sh "$stage/lib"
 
-echo "== MPI build: CMake package (-DNCZARR_RS_MPI=ON) into $stage_mpi"
+step "MPI build: CMake package (-DNCZARR_RS_MPI=ON) into $stage_mpi"
 # the same cargo target directory: only libnczarr_rs is compiled again
 # (1.5 to 3 minutes on 2 cores; a target directory of its own would build
 # every dependency again, over 10; docs/PARALLEL.md)
@@ -81,11 +84,12 @@ cmake -S cmake -B target/cmake-pkg-mpi -DNCZARR_RS_MPI=ON -DCMAKE_INSTALL_PREFIX
 cmake --build target/cmake-pkg-mpi
 cmake --install target/cmake-pkg-mpi >/dev/null
 
-echo "== MPI build: the binding on 4 ranks (nczarr-rs-mpi-check, built with it)"
+step "MPI build: the binding on 4 ranks (nczarr-rs-mpi-check, built with it)"
 target/release/nczarr-rs-mpi-check
 
-echo "== MPI build: C tests (CTest; label mpi: 4 ranks)"
+step "MPI build: C tests (CTest; label mpi: 4 ranks)"
 rm -rf target/ctest-mpi
 cmake -S ctest -B target/ctest-mpi -DCMAKE_PREFIX_PATH="$stage_mpi" >/dev/null
 cmake --build target/ctest-mpi
 ctest --test-dir target/ctest-mpi --output-on-failure
+step "all tests passed"
