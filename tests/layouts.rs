@@ -185,7 +185,7 @@ fn pure_zarr_inference() {
     assert_eq!(dim_names(&ds, 0, "b"), ["_Anonymous_Dim_20"], "same length, same dimension");
     assert_eq!(dim_names(&ds, 0, "named"), ["lat"]);
     let a = &ds.groups()[0].vars[ds.find_var(0, "a").unwrap()];
-    assert!(a.order_f && a.chunk_keys.separator() == '/' && a.chunks == [5, 50]);
+    assert!(a.transpose == Some(vec![1, 0]) && a.chunk_keys.separator() == '/' && a.chunks == [5, 50]);
     assert_eq!(ds.groups()[0].vars[ds.find_var(0, "b").unwrap()].nctype, NC_UBYTE);
     assert!(ds.groups()[0].vars[ds.find_var(0, "zero_d").unwrap()].is_scalar());
     assert!(ds.find_var(0, "not_zarr").is_none());

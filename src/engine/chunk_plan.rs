@@ -88,12 +88,24 @@ pub(super) struct Sharded {
     pub(super) storage: ChunkPlan,
 }
 
-/// Element strides within a chunk of shape `chunks` (C or Fortran order)
-/// and its number of elements (`NC_EBADCHUNK` when its bytes overflow).
-fn chunk_strides(chunks: &[u64], order_f: bool, esize: usize) -> NcResult<(Vec<u64>, usize)> {
+/// Element strides within a chunk of shape `chunks` (C order, or the
+/// dimensions in `transpose`'s order, outermost first) and its number of
+/// elements (`NC_EBADCHUNK` when its bytes overflow).
+fn chunk_strides(chunks: &[u64], transpose: Option<&[usize]>, esize: usize) -> NcResult<(Vec<u64>, usize)> {
     let mut cstrides = vec![0u64; chunks.len()];
     let mut acc = Some(1u64);
-    let order: Vec<usize> = if order_f { (0..chunks.len()).collect() } else { (0..chunks.len()).rev().collect() };
+    let order: Vec<usize> = match transpose {
+        Some(t) if t.len() > 1 || chunks.len() > 1 => {
+            if !is_permutation(t, chunks.len()) {
+                return Err(NcError::with(
+                    NC_ENCZARR,
+                    format!("transpose order {t:?} for {} dimensions", chunks.len()),
+                ));
+            }
+            t.iter().rev().copied().collect()
+        }
+        _ => (0..chunks.len()).rev().collect(),
+    };
     for d in order {
         cstrides[d] = acc.unwrap_or(0);
         acc = acc.and_then(|a| a.checked_mul(chunks[d]));
@@ -103,6 +115,12 @@ fn chunk_strides(chunks: &[u64], order_f: bool, esize: usize) -> NcResult<(Vec<u
         .filter(|n| n.checked_mul(esize).is_some())
         .ok_or_else(|| NcError::with(NC_EBADCHUNK, "chunk too large"))?;
     Ok((cstrides, celems))
+}
+
+/// `order` holds each of `0..n` once.
+pub(crate) fn is_permutation(order: &[usize], n: usize) -> bool {
+    let mut seen = vec![false; n];
+    order.len() == n && order.iter().all(|&d| d < n && !std::mem::replace(&mut seen[d], true))
 }
 
 impl ChunkPlan {
@@ -124,7 +142,7 @@ impl ChunkPlan {
         if esize as u64 > crate::limits::limits().max_chunk_bytes {
             return Err(no_memory(&format!("one element of {}", v.name), esize as u64));
         }
-        let (cstrides, celems) = chunk_strides(&chunks, v.order_f, esize)?;
+        let (cstrides, celems) = chunk_strides(&chunks, v.transpose.as_deref(), esize)?;
         // the pipeline was resolved when the variable was read or defined
         let (chain, codec_err) = match v.codecs.chain() {
             Ok(c) if c.is_empty() => (None, None),
@@ -210,7 +228,7 @@ impl ChunkPlan {
             }
         };
         let mut storage = self.clone();
-        (storage.cstrides, storage.celems) = chunk_strides(&sh.shape, false, self.esize)?;
+        (storage.cstrides, storage.celems) = chunk_strides(&sh.shape, None, self.esize)?;
         storage.chunks = sh.shape.clone();
         storage.chain = Some(crate::codec::Chain::of(vec![codec.clone()]));
         let ratio = sh.shape.iter().zip(&self.chunks).map(|(s, c)| s / c).collect();

@@ -68,8 +68,10 @@ pub struct Var {
     pub atts: Vec<Att>,
     /// How its chunks are named in the store.
     pub chunk_keys: super::format::ChunkKeys,
-    /// Fortran (column-major) order on disk.
-    pub order_f: bool,
+    /// The order of the dimensions in a chunk on disk, outermost first
+    /// (Zarr v3's `transpose` order; Zarr v2's Fortran order is the
+    /// reverse of the dimensions); `None`: C order.
+    pub transpose: Option<Vec<usize>>,
     /// The codecs of `filters` then `compressor`, resolved once (as read,
     /// or as defined through the filter API).
     pub codecs: crate::codec::Pipeline,
@@ -580,7 +582,7 @@ impl Dataset {
             endian: native_endian(),
             atts: vec![],
             chunk_keys: self.format.chunk_keys(dimids.is_empty()),
-            order_f: false,
+            transpose: None,
             codecs: crate::codec::Pipeline::new(super::filters::codec_dtype(nctype)),
             dtype_strlen: None,
             ucs4: false,

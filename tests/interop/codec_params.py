@@ -137,6 +137,8 @@ V3 = {
     "transpose": (dict(filters=[zc.TransposeCodec(order=(1, 0))], compressors=None, shape=(6, 8), chunks=(3, 4)), "f8"),
     "transpose_big_gzip": (dict(filters=[zc.TransposeCodec(order=(1, 0))], serializer=be,
                                 compressors=[zc.GzipCodec(level=2)], shape=(6, 8), chunks=(3, 4)), "f4"),
+    "transpose_201_zstd": (dict(filters=[zc.TransposeCodec(order=(2, 0, 1))], compressors=[zc.ZstdCodec(level=3)],
+                                shape=(4, 6, 8), chunks=(2, 3, 4)), "f8"),
     "gzip_1": (dict(compressors=[zc.GzipCodec(level=1)]), "f8"),
     "gzip_5": (dict(compressors=[zc.GzipCodec(level=5)]), "f8"),
     "gzip_9": (dict(compressors=[zc.GzipCodec(level=9)]), "f8"),

@@ -192,6 +192,20 @@ for name, kw in codecs.items():
     a = g.create_array(name, shape=(10, 6), chunks=(4, 4), dtype="f4", **kw)
     a[:] = np.arange(60, dtype="f4").reshape(10, 6) / 3
 read_back(p, list(codecs))
+# transposes of any permutation and rank (3-D and 4-D, then zstd; two in a
+# row compose), partial and whole chunks
+p = f"{out}/transposed.zarr"
+g = zarr.open_group(p, mode="w", zarr_format=3)
+perms = {
+    "t201": (dict(filters=zc.TransposeCodec(order=[2, 0, 1]), compressors=zc.ZstdCodec(level=3)), (5, 6, 7), (2, 4, 3)),
+    "t120": (dict(filters=zc.TransposeCodec(order=[1, 2, 0])), (4, 6, 5), (4, 3, 2)),
+    "t3102": (dict(filters=zc.TransposeCodec(order=[3, 1, 0, 2]), compressors=zc.GzipCodec(level=1)), (3, 4, 2, 5), (2, 3, 2, 4)),
+    "t_twice": (dict(filters=[zc.TransposeCodec(order=[1, 2, 0]), zc.TransposeCodec(order=[0, 2, 1])]), (3, 4, 5), (2, 3, 4)),
+}
+for name, (kw, shape, chunks) in perms.items():
+    a = g.create_array(name, shape=shape, chunks=chunks, dtype="i4", **kw)
+    a[...] = np.arange(np.prod(shape), dtype="i4").reshape(shape)
+read_back(p, list(perms))
 
 p = f"{out}/sharded.zarr"
 g = zarr.open_group(p, mode="w", zarr_format=3)

@@ -157,7 +157,8 @@ fn var_objects(ds: &Dataset, gid: usize, vid: usize, out: &mut Vec<(StoreKey, Va
     z.insert("dtype".into(), dtype);
     z.insert("chunks".into(), json!(chunks));
     z.insert("fill_value".into(), fill);
-    z.insert("order".into(), json!(if v.order_f { "F" } else { "C" }));
+    // (a Zarr v2 variable's only transpose is the reverse: F)
+    z.insert("order".into(), json!(if v.transpose.is_some() { "F" } else { "C" }));
     z.insert("compressor".into(), compressor);
     z.insert("filters".into(), filters);
     if v.chunk_keys.separator() != '.' {
@@ -561,6 +562,7 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
     // missing chunk reads as the NC_STRING default, ""
     let no_fill = matches!(z.get("fill_value"), Some(Value::Null)) && unreadable.is_none() && dtype_s != "|O";
     let quantize = crate::engine::quantize::Quantize::from_atts(&atts);
+    let transpose = order_f.then(|| (0..dimids.len()).rev().collect());
     let v = Var {
         name: name.to_string(),
         nctype: dtype.nctype,
@@ -577,7 +579,7 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
         },
         atts,
         chunk_keys,
-        order_f,
+        transpose,
         codecs,
         dtype_strlen: dtype.strlen,
         ucs4: dtype.ucs4,

@@ -13,8 +13,9 @@ use serde_json::{json, Value};
 pub struct Translated {
     /// Byte order of multi-byte elements (`bytes` codec).
     pub endian: i32,
-    /// `transpose` to Fortran order.
-    pub order_f: bool,
+    /// The `transpose` codecs' order, composed (`None`: none, or the
+    /// identity).
+    pub transpose: Option<Vec<usize>>,
     /// `vlen-utf8` / `vlen-bytes`.
     pub object_codec: Option<Value>,
     /// Bytes-to-bytes codecs, in encoding order.
@@ -54,18 +55,26 @@ pub fn translate(list: &[Value], vlen: bool, chunks: &[u64]) -> Result<Translate
         let conf = cfg(c);
         match name {
             "transpose" if !seen_array_to_bytes => {
-                let order: Vec<u64> = conf
-                    .get("order")
-                    .and_then(Value::as_array)
-                    .map(|o| o.iter().filter_map(Value::as_u64).collect())
-                    .ok_or_else(|| format!("transpose {conf}"))?;
-                let n = order.len() as u64;
-                if order.iter().enumerate().all(|(i, &o)| o == i as u64) {
-                } else if order.iter().enumerate().all(|(i, &o)| o == n - 1 - i as u64) {
-                    t.order_f = !t.order_f;
-                } else {
-                    return Err(format!("transpose order {order:?} is not supported"));
+                // any permutation of the array's dimensions (zarr-python
+                // also writes "C" and "F", the identity and the reverse)
+                let n = chunks.len();
+                let order: Vec<usize> = match conf.get("order") {
+                    Some(Value::String(s)) if s == "C" => (0..n).collect(),
+                    Some(Value::String(s)) if s == "F" => (0..n).rev().collect(),
+                    Some(Value::Array(o)) => o
+                        .iter()
+                        .map(|x| x.as_u64().and_then(|x| usize::try_from(x).ok()))
+                        .collect::<Option<_>>()
+                        .ok_or_else(|| format!("transpose {conf}"))?,
+                    _ => return Err(format!("transpose {conf}")),
+                };
+                if !crate::engine::chunk_plan::is_permutation(&order, n) {
+                    return Err(format!("transpose order {order:?} of an array of {n} dimensions"));
                 }
+                // a second transpose permutes the first's result
+                let before = t.transpose.take().unwrap_or_else(|| (0..n).collect());
+                let composed: Vec<usize> = order.iter().map(|&i| before[i]).collect();
+                t.transpose = composed.iter().enumerate().any(|(i, &d)| i != d).then_some(composed);
             }
             "bytes" if !seen_array_to_bytes && !vlen => {
                 seen_array_to_bytes = true;
@@ -85,8 +94,8 @@ pub fn translate(list: &[Value], vlen: bool, chunks: &[u64]) -> Result<Translate
                 let list = |k: &str| conf.get(k).and_then(Value::as_array).cloned().unwrap_or_default();
                 let inner = translate(&list("codecs"), false, &inner_shape)?;
                 let index = translate(&list("index_codecs"), false, &[])?;
-                if inner.order_f
-                    || index.order_f
+                if inner.transpose.is_some()
+                    || index.transpose.is_some()
                     || index.endian != NC_ENDIAN_LITTLE
                     || !index.codecs.iter().all(|c| c["id"] == "crc32c")
                 {

@@ -490,7 +490,7 @@ fn shard_fill(p: &mut codecs::Translated, dt: &DataType, fill: Option<&Values>) 
 fn shards(p: &codecs::Translated, chunks: &[u64]) -> Option<(Vec<u64>, Shard, Vec<Value>)> {
     let sh = p.shard.as_ref()?;
     let tiles = sh.inner.len() == chunks.len() && sh.inner.iter().zip(chunks).all(|(&i, &c)| i > 0 && c % i == 0);
-    if p.codecs.len() != 1 || p.order_f || !tiles {
+    if p.codecs.len() != 1 || p.transpose.is_some() || !tiles {
         return None;
     }
     let shard =
@@ -612,7 +612,7 @@ fn read_array(ds: &mut Dataset, gid: usize, name: &str, meta: &Map<String, Value
         endian: if one_byte || dt.nctype == NC_STRING && !dt.ucs4 { NC_ENDIAN_NATIVE } else { pipeline.endian },
         atts,
         chunk_keys,
-        order_f: pipeline.order_f,
+        transpose: pipeline.transpose,
         codecs: crate::codec::Pipeline::from_zarr_v2(&codec_list, None, &v2_dtype(&dt, pipeline.endian)),
         dtype_strlen: dt.strlen,
         ucs4: dt.ucs4,

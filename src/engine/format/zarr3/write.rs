@@ -133,8 +133,7 @@ pub fn array(ds: &Dataset, gid: usize, vid: usize) -> NcResult<Value> {
     let (shape, chunks) = if v.is_scalar() { (vec![], vec![]) } else { (ds.var_shape(v), v.chunks.clone()) };
     let fill = ds.fill_value(v)?;
     let mut codecs = vec![];
-    if v.order_f && shape.len() > 1 {
-        let order: Vec<usize> = (0..shape.len()).rev().collect();
+    if let Some(order) = v.transpose.as_ref().filter(|_| shape.len() > 1) {
         codecs.push(json!({ "name": "transpose", "configuration": { "order": order } }));
     }
     let bytes = if matches!(v.nctype, NC_BYTE | NC_UBYTE | NC_CHAR) || v.nctype == NC_STRING && !v.ucs4 {
