@@ -105,6 +105,45 @@ fn missing_string_chunk_reads_the_fill_value() {
     }
 }
 
+/// A `.zarray` fill value that is a list (`[1, 2]` for `<i4`): missing
+/// data reads as its first value, as netCDF-C 4.9.0 and 4.10.1 read it
+/// (issue 27, point 4); an empty list is an error.
+#[test]
+fn fill_value_list_reads_its_first_value() {
+    let zarray = |fill: &str| {
+        format!(
+            r#"{{"zarr_format": 2, "shape": [4], "chunks": [2], "dtype": "<i4", "fill_value": {fill}, "order": "C", "compressor": null, "filters": null}}"#
+        )
+    };
+    for (name, fill) in [("filllist", "[1, 2]"), ("fillempty", "[]")] {
+        new_store(
+            name,
+            &[
+                (".zgroup", r#"{"zarr_format": 2}"#),
+                ("v/.zarray", &zarray(fill)),
+                ("v/.zattrs", r#"{"_ARRAY_DIMENSIONS": ["x"]}"#),
+                ("v/1", &String::from_utf8(vec![0; 8]).unwrap()),
+            ],
+        );
+    }
+    unsafe {
+        let mut nc = 0;
+        let path = CString::new("mem://parity/filllist#mode=zarr").unwrap();
+        assert_eq!(nc_open(path.as_ptr(), NC_NOWRITE, &mut nc), 0);
+        let mut got = [-1i32; 4];
+        assert_eq!(nc_get_var_int(nc, 0, got.as_mut_ptr()), 0);
+        assert_eq!(got, [1, 1, 0, 0]);
+        assert_eq!(nc_close(nc), 0);
+        let path = CString::new("mem://parity/fillempty#mode=zarr").unwrap();
+        let rc = nc_open(path.as_ptr(), NC_NOWRITE, &mut nc);
+        if rc == NC_NOERR {
+            // (a variable whose metadata is bad is left unreadable)
+            assert_ne!(nc_get_var_int(nc, 0, got.as_mut_ptr()), NC_NOERR);
+            assert_eq!(nc_close(nc), 0);
+        }
+    }
+}
+
 /// Item 4: a scalar is a 0-d array in pure Zarr, written and read.
 #[test]
 fn pure_zarr_scalars_are_zero_dimensional() {

@@ -544,19 +544,11 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
     let zarray_fill = match z.get("fill_value") {
         None | Some(Value::Null) => None,
         Some(_) if unreadable.is_some() => None,
-        Some(f) => match dtype.nctype {
-            NC_CHAR => Some(Values::Char(vec![f.as_str().and_then(|s| s.bytes().next()).unwrap_or(0)])),
-            NC_STRING => Some(Values::String(vec![f.as_str().unwrap_or("").to_string()])),
-            t => {
-                let (values, range) =
-                    json::json_to_values_ranged(f, t).map_err(|_| bad(format!("{vkey}: bad fill_value {f}")))?;
-                if range {
-                    // as netCDF-C: a fill value its type cannot hold
-                    return Err(NcError::with(NC_ERANGE, format!("{vkey}: fill_value {f} is out of range")));
-                }
-                Some(values)
-            }
-        },
+        // a list (not Zarr v2, which has one value): its first value, as
+        // netCDF-C reads it
+        Some(Value::Array(l)) if l.is_empty() => return Err(bad(format!("{vkey}: fill_value is an empty list"))),
+        Some(Value::Array(l)) => one_fill(&l[0], dtype.nctype, &vkey)?,
+        Some(f) => one_fill(f, dtype.nctype, &vkey)?,
     };
     // `|O` arrays have no fill value (null) as zarr-python writes them: a
     // missing chunk reads as the NC_STRING default, ""
@@ -596,4 +588,21 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
     };
     ds.groups[gid].vars.push(v);
     Ok(())
+}
+
+/// A `.zarray` fill value of one JSON value, in the variable's type
+/// (`NC_ERANGE`, as netCDF-C, when the type cannot hold it).
+fn one_fill(f: &Value, t: NcType, vkey: &StoreKey) -> NcResult<Option<Values>> {
+    Ok(Some(match t {
+        NC_CHAR => Values::Char(vec![f.as_str().and_then(|s| s.bytes().next()).unwrap_or(0)]),
+        NC_STRING => Values::String(vec![f.as_str().unwrap_or("").to_string()]),
+        t => {
+            let (values, range) =
+                json::json_to_values_ranged(f, t).map_err(|_| bad(format!("{vkey}: bad fill_value {f}")))?;
+            if range {
+                return Err(NcError::with(NC_ERANGE, format!("{vkey}: fill_value {f} is out of range")));
+            }
+            values
+        }
+    }))
 }
