@@ -48,10 +48,10 @@ pub fn available(id: u32) -> bool {
 
 impl Dataset {
     /// `nc_def_var_filter` (and the helpers built on it): the codec the
-    /// registry maps HDF5 filter `id` and netCDF-C's `params` to. Deflate
-    /// and shuffle keep `nc_def_var_deflate`'s placement (shuffle first,
-    /// deflate last); the others are appended, or replace the same codec
-    /// in place. No codec for `id` is `NC_ENOFILTER`, a wrong parameter
+    /// registry maps HDF5 filter `id` and netCDF-C's `params` to, appended
+    /// to the chain in definition order or replacing the same codec in
+    /// place, as netCDF-C's `NCZ_addfilter` does (shuffle and deflate
+    /// through `nc_def_var_deflate`'s checks). No codec for `id` is `NC_ENOFILTER`, a wrong parameter
     /// count `NC_EFILTER`, a bad parameter `NC_EINVAL`.
     pub fn def_var_codec_filter(&mut self, gid: usize, varid: i32, id: u32, params: &[u32]) -> NcResult<()> {
         self.touch();

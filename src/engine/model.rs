@@ -773,7 +773,10 @@ impl Dataset {
     }
 
     /// `nc_def_var_deflate`: shuffle and/or zlib (as the Zarr codecs
-    /// numcodecs and netCDF-C 4.10 name them). Forces chunked storage.
+    /// numcodecs and netCDF-C 4.10 name them), in the chain's definition
+    /// order as netCDF-C's NCZarr keeps it: shuffle appended unless there,
+    /// then zlib appended or its level replaced in place. Forces chunked
+    /// storage.
     pub fn def_var_deflate(
         &mut self,
         gid: usize,
@@ -789,11 +792,10 @@ impl Dataset {
         self.filterable(gid, varid, !deflate || zlib.is_ok())?;
         let v = self.var_mut(gid, varid)?;
         if shuffle && !v.codecs.contains("shuffle") {
-            v.codecs.insert(0, shuf);
+            v.codecs.push(shuf);
         }
         if let (true, Ok(zlib)) = (deflate, zlib) {
-            v.codecs.remove("zlib");
-            v.codecs.push(zlib);
+            v.codecs.set(zlib);
         }
         Ok(())
     }

@@ -1,6 +1,6 @@
 """netCDF-C's NCZarr dispatch behaviours that nc_test4 exercises (renames of
 dimensions, variables, attributes and groups, nc_del_att, nc_set_fill modes,
-nc_set_var_chunk_cache), run call for call against the wheel's netCDF-C
+nc_set_var_chunk_cache, the filter chain's order), run call for call against the wheel's netCDF-C
 4.10.1 and against nczarr-rs: every return code and every answer must be
 the same, also after reopening the store, except where netCDF-C 4.10.1 has
 a known bug (`KNOWN`: then ours must give the right answer).
@@ -265,13 +265,53 @@ class Run:
         self.ints("data", nc, v.value, 4)
         self.call("close", L.nc_close(nc))
 
+    def filter_order(self):
+        """The codec chain is in definition order (nc_def_var_deflate's
+        shuffle appended, deflate replaced in place), when defined and
+        after reopening: fletcher32 then deflate with shuffle is 3 2 1."""
+        L, i = self.lib, self.i
+        nc = self.create("filters")
+        x = i()
+        L.nc_def_dim(nc, b"x", 8, ctypes.byref(x))
+        cases = {
+            "f32_then_deflate_shuffle": [("fletcher32",), ("deflate", 1, 1, 4)],
+            "deflate_then_shuffle": [("deflate", 0, 1, 2), ("deflate", 1, 0, 0)],
+            "deflate_twice": [("deflate", 0, 1, 2), ("fletcher32",), ("deflate", 0, 1, 6)],
+        }
+        vids = {}
+        for name, calls in cases.items():
+            v = i()
+            L.nc_def_var(nc, name.encode(), NC_INT, 1, ctypes.byref(x), ctypes.byref(v))
+            vids[name] = v.value
+            for c in calls:
+                if c[0] == "fletcher32":
+                    self.call(f"{name}: def_var_fletcher32", L.nc_def_var_fletcher32(nc, v, 1))
+                else:
+                    self.call(f"{name}: def_var_deflate{c[1:]}", L.nc_def_var_deflate(nc, v, *c[1:]))
+        def ids(label, nc, var):
+            n = ctypes.c_size_t()
+            got = (ctypes.c_uint * 8)()
+            rc = L.nc_inq_var_filter_ids(nc, var, ctypes.byref(n), got)
+            self.call(label, rc, list(got[: n.value]))
+        for name, v in vids.items():
+            ids(f"{name}: filter ids", nc, v)
+        data = (ctypes.c_int * 8)(*range(8))
+        for v in vids.values():
+            L.nc_put_var_int(nc, v, data)
+        self.call("close", L.nc_close(nc))
+        nc = self.open("filters", NC_NOWRITE)
+        for name, v in vids.items():
+            ids(f"{name}: filter ids after reopen", nc, v)
+            self.ints(f"{name}: data", nc, v, 8)
+        self.call("close", L.nc_close(nc))
+
 
 def run(libpath, outdir):
     shutil.rmtree(outdir, ignore_errors=True)
     os.makedirs(outdir)
     r = Run(libpath, outdir)
     result = {}
-    for name in ("renames", "del_atts", "del_att_reopened", "fill_modes", "chunk_cache"):
+    for name in ("renames", "del_atts", "del_att_reopened", "fill_modes", "chunk_cache", "filter_order"):
         r.log = []
         getattr(r, name)()
         result[name] = r.log

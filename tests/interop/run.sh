@@ -148,8 +148,9 @@ else
 fi
 
 echo "== NCZarr dispatch behaviours against the wheel's netCDF-C 4.10 (tests/interop/dispatch.py)"
-if "$py" "$here/dispatch.py" "$out/dispatch" "$libdir/libnczarr_rs.so" "$wheel_lib" > "$out/dispatch.log" 2>&1; then
-    ok "dispatch: $(grep -c '^ok' "$out/dispatch.log") scenarios (renames, nc_del_att, nc_set_fill, nc_set_var_chunk_cache) call for call as netCDF-C 4.10, its known bugs aside"
+if NETCDF_PLUGIN_PATH=$wheel_plugins HDF5_PLUGIN_PATH=$wheel_plugins \
+    "$py" "$here/dispatch.py" "$out/dispatch" "$libdir/libnczarr_rs.so" "$wheel_lib" > "$out/dispatch.log" 2>&1; then
+    ok "dispatch: $(grep -c '^ok' "$out/dispatch.log") scenarios (renames, nc_del_att, nc_set_fill, nc_set_var_chunk_cache, filter order) call for call as netCDF-C 4.10, its known bugs aside"
 else
     bad "dispatch: $(grep -v '^ok' "$out/dispatch.log" | head -20)"
 fi
