@@ -8,7 +8,8 @@
 # (tests/dask/run.sh) and netCDF-C's own nczarr_test scripts under preload
 # (tests/netcdf_c/run.sh). Last, the MPI build (-DNCZARR_RS_MPI=ON) into
 # target/stage-mpi: the binding's test and the C tests again, with the
-# parallel ones on 4 ranks.
+# parallel ones on 4 ranks (and readers of their stores, a rank killed
+# mid-write).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-deps.sh
@@ -84,8 +85,8 @@ cmake --install target/cmake-pkg-mpi >/dev/null
 echo "== MPI build: the binding on 4 ranks (nczarr-rs-mpi-check, built with it)"
 target/release/nczarr-rs-mpi-check
 
-echo "== MPI build: C tests (CTest; label mpi: 4 ranks)"
+echo "== MPI build: C tests (CTest; label mpi: 4 ranks; zarr-python and netCDF-C read what the ranks wrote)"
 rm -rf target/ctest-mpi
-cmake -S ctest -B target/ctest-mpi -DCMAKE_PREFIX_PATH="$stage_mpi" >/dev/null
+cmake -S ctest -B target/ctest-mpi -DCMAKE_PREFIX_PATH="$stage_mpi" -DNCZARR_RS_PYTHON="$NCZARR_RS_PYTHON" >/dev/null
 cmake --build target/ctest-mpi
 ctest --test-dir target/ctest-mpi --output-on-failure
