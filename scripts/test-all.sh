@@ -9,7 +9,8 @@
 # (tests/netcdf_c/run.sh). Last, the MPI build (-DNCZARR_RS_MPI=ON) into
 # target/stage-mpi: the binding's test and the C tests again, with the
 # parallel ones on 4 ranks (and readers of their stores, a rank killed
-# mid-write).
+# mid-write), then netCDF4-python built with MPI on it
+# (tests/mpi_python/run.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-deps.sh
@@ -90,3 +91,9 @@ rm -rf target/ctest-mpi
 cmake -S ctest -B target/ctest-mpi -DCMAKE_PREFIX_PATH="$stage_mpi" -DNCZARR_RS_PYTHON="$NCZARR_RS_PYTHON" >/dev/null
 cmake --build target/ctest-mpi
 ctest --test-dir target/ctest-mpi --output-on-failure
+
+echo "== MPI build: netCDF4-python with mpi4py on 4 ranks (tests/mpi_python/run.sh)"
+# builds netCDF4 from source against the MPI build once (about 2 to 3.5
+# minutes on 2 cores) and keeps the wheel in target/wheels-mpi; with it
+# kept, the run takes about 20 s
+PYTHON=$NCZARR_RS_PYTHON bash tests/mpi_python/run.sh "$stage_mpi"
