@@ -6,7 +6,9 @@
 # into a venv of its own (target/venv-mpi), then runs test_par.py on 4
 # ranks: each opens Dataset(url, "w", parallel=True) on a file store (and
 # S3 when NCZARR_RS_S3_TEST_URL names a server), writes its slab
-# collectively and independently, closes; then a serial check by the same
+# collectively and independently, closes (on the plain path, the ranks
+# then read it all with parallel=True and reopen it with mode "a" to write
+# more); then a serial check by the same
 # module (our library, no MPI) and, with $PYTHON (a venv with the netCDF4
 # wheel and zarr: scripts/setup-deps.sh), by netCDF-C 4.10.1 and
 # zarr-python.
@@ -107,7 +109,7 @@ rm -rf "$out" && mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 launch=(mpirun -np 4)
 if mpirun --version 2>&1 | grep -q "Open MPI\|OpenRTE"; then launch+=(--oversubscribe); fi
-stores=("file://$out/par.zarr#mode=nczarr,file" "$out/plain.zarr")
+stores=("file://$out/par.zarr#mode=nczarr,file" "$out/appended.zarr")
 if [ -n "${NCZARR_RS_S3_TEST_URL:-}" ]; then
     stores+=("$NCZARR_RS_S3_TEST_URL/mpi-python-$(date +%s)-$$/par#mode=nczarr,s3")
 elif [ "${NCZARR_RS_REQUIRE_S3:-0}" = 1 ]; then
@@ -119,6 +121,10 @@ fi
 for url in "${stores[@]}"; do
     t0=$(date +%s)
     timeout 300 "${launch[@]}" "$venv/bin/python" "$here/test_par.py" write "$url"
+    if [[ "$url" == *appended.zarr ]]; then
+        # read in parallel, then reopened with mode "a" and written again
+        timeout 300 "${launch[@]}" "$venv/bin/python" "$here/test_par.py" append "$url"
+    fi
     # serial, no MPI: netCDF4 on our library, then netCDF-C and zarr-python
     "$venv/bin/python" "$here/test_par.py" check "$url"
     if [ -n "${PYTHON:-}" ] && [[ "$url" != *"mode=nczarr,s3"* ]]; then

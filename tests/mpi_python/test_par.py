@@ -1,6 +1,9 @@
 """netCDF4-python with MPI on libnczarr_rs (tests/mpi_python/run.sh).
 
   mpirun -np N python test_par.py write URL       every rank writes its part
+  mpirun -np N python test_par.py append PATH     every rank reads it all in
+                                                  parallel, then reopens it
+                                                  (mode "a") and writes more
   python test_par.py check URL                    serial: the same netCDF4
                                                   (libnczarr_rs), no MPI
   python test_par.py check-reference URL          serial, another venv: the
@@ -21,6 +24,14 @@ nobody):
   names  str (y): collective, rank r writes elements 2r, 2r+1
   a global attribute, set by every rank (metadata is collective)
 
+append (a plain path: netCDF4-python recreates a URL given with mode "a")
+opens it with parallel=True, mode "r", every rank reading every variable
+collectively; then mode "a" (nc_open_par, NC_WRITE): rank r writes record
+N+r of rec collectively (t grows to 2N), element (2N, r) of indep
+independently (the row nobody wrote) and every rank sets the attribute
+`appended`. The checks of an appended dataset (PATH ending in
+"appended.zarr") expect that too.
+
 Expected values are computed here from the formulas below, in every mode.
 """
 
@@ -36,7 +47,7 @@ FILL_F4 = np.float32(9.9692099683868690e36)
 FILL_I8 = -9223372036854775806
 
 
-def expected(n):
+def expected(n, appended=False):
     ny = 2 * n + 1
     g = np.arange(ny * NX).reshape(ny, NX)
     written = np.arange(ny)[:, None] < 2 * n
@@ -45,7 +56,40 @@ def expected(n):
     zlib = np.where(written, (g * 0.25).astype("f4"), FILL_F4).astype("f4")
     rec = (np.arange(n)[:, None] * 1000 + np.arange(NX)[None, :]).astype("i8")
     names = np.array([f"rank{i // 2}-{i}" if i < 2 * n else "" for i in range(ny)], dtype=object)
+    if appended:
+        more = (7000 + np.arange(n)[:, None] * 10 + np.arange(NX)[None, :]).astype("i8")
+        rec = np.concatenate([rec, more])
+        for r in range(min(n, NX)):
+            indep[2 * n, r] = -1.0 - r
     return {"coll": coll, "indep": indep, "zlib": zlib, "rec": rec, "names": names}
+
+
+def append(path):
+    from mpi4py import MPI
+
+    import netCDF4
+
+    comm = MPI.COMM_WORLD
+    r, n = comm.rank, comm.size
+    want = expected(n)
+    with netCDF4.Dataset(path, "r", parallel=True, comm=comm, info=MPI.Info()) as ds:
+        ds.set_auto_mask(False)
+        for name, w in want.items():
+            v = ds[name]
+            v.set_collective(True)
+            compare(f"rank {r}: {name} read in parallel", v[...], w)
+    want = expected(n, appended=True)
+    with netCDF4.Dataset(path, "a", parallel=True, comm=comm, info=MPI.Info()) as ds:
+        rec = ds["rec"]
+        rec.set_collective(True)
+        rec[n + r, :] = want["rec"][n + r]
+        if r < NX:
+            ds["indep"][2 * n, r] = want["indep"][2 * n, r]
+        ds.appended = 1
+        assert len(ds.dimensions["t"]) == 2 * n
+    comm.Barrier()
+    if r == 0:
+        print(f"append: {n} ranks read {path} in parallel and wrote more")
 
 
 def write(url):
@@ -99,14 +143,16 @@ def compare(what, got, want):
 def check(url, n, reference):
     import netCDF4
 
-    want = expected(n)
+    appended = url.endswith("appended.zarr")
+    want = expected(n, appended)
     where = url
     if reference and not url.startswith("file://"):
         where = f"file://{url}#mode=nczarr,file"  # netCDF-C opens a store by URL
     with netCDF4.Dataset(where) as ds:
         ds.set_auto_mask(False)
         assert ds.title == "netCDF4-python on libnczarr_rs, MPI", ds.title
-        assert len(ds.dimensions["t"]) == n
+        assert len(ds.dimensions["t"]) == (2 * n if appended else n)
+        assert getattr(ds, "appended", None) == (1 if appended else None)
         for name, w in want.items():
             compare(f"{name} through netCDF4 ({netCDF4.__netcdf4libversion__})", ds[name][...], w)
     readers = f"netCDF4 on netCDF-C {netCDF4.__netcdf4libversion__}" if reference else "netCDF4 on libnczarr_rs"
@@ -125,6 +171,8 @@ def main():
     n = int(os.environ.get("NCZARR_RS_MPI_RANKS", "4"))
     if mode == "write":
         write(url)
+    elif mode == "append":
+        append(url)
     else:
         check(url, n, reference=mode == "check-reference")
 
