@@ -37,20 +37,15 @@ start=$(date +%s)
 grep -q '^#define NC_HAS_PARALLEL  *1' "$stage/include/nczarr_rs/netcdf_meta.h" ||
     { echo "mpi_python: $stage is not the MPI build (netcdf_meta.h: NC_HAS_PARALLEL 0)" >&2; exit 1; }
 
-# Debian packages (scripts/setup-deps.sh's way)
+# Debian packages (as scripts/setup-deps.sh installs its own)
+source "$root/scripts/apt-install.sh"
 apt_packages=()
 [ -e /usr/include/hdf5/serial/H5public.h ] || apt_packages+=(libhdf5-dev)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || apt_packages+=(python3-venv)
 python3 -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' ||
     apt_packages+=(python3-dev)
 { command -v mpicc && command -v mpirun; } >/dev/null 2>&1 || apt_packages+=(libopenmpi-dev openmpi-bin)
-if [ ${#apt_packages[@]} -gt 0 ]; then
-    sudo=""
-    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-    echo "mpi_python: installing ${apt_packages[*]}"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${apt_packages[@]}" >/dev/null
-fi
+apt_install ${apt_packages[@]+"${apt_packages[@]}"}
 
 # the venv: build tools and mpi4py
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import numpy, Cython, mpi4py, cftime, certifi, setuptools_scm; import setuptools; assert int(setuptools.__version__.split(".")[0]) >= 77' >/dev/null 2>&1; then
