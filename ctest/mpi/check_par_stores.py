@@ -1,8 +1,11 @@
 """Readers other than the MPI program check what ranks wrote (ctest/mpi,
 run by run_then_check.sh after the MPI program, in a process without MPI):
 
-  check_par_stores.py types SCRATCH STORE LIB   after tst_par_types
-  check_par_stores.py die   SCRATCH STORE LIB   after tst_par_die
+  check_par_stores.py types SCRATCH STORE LIB LAUNCH...   after tst_par_types
+  check_par_stores.py die   SCRATCH STORE LIB LAUNCH...   after tst_par_die
+
+(LAUNCH...: the mpirun command that ran the program; `die` runs it again
+with the argument `restart`.)
 
 SCRATCH is the scratch directory the program was given, STORE its store
 kind (dir, url: SCRATCH/<name>.zarr; s3: $NCZARR_RS_S3_TEST_URL/
@@ -248,7 +251,7 @@ LAYOUTS = ["whole", "shared", "collective", "zlib", "zlib-shared", "collective-w
 NX = 6
 
 
-def check_types(scratch, kind, lib):
+def check_types(scratch, kind, lib, launch):
     ny = 2 * NRANKS + 2
     # rows 0..2N-1: two to a rank; row 2N: the last rank; row 2N+1: nobody
     written = lambda g: g < (ny - 1) * NX  # noqa: E731
@@ -341,7 +344,7 @@ def check_big(what, got):
     return stored
 
 
-def check_die(scratch, kind, lib):
+def check_die(scratch, kind, lib, launch):
     ny = 2 * NRANKS + 1
     path = local_store(scratch, kind, "die")
     keys = files(path)
@@ -393,13 +396,21 @@ def check_die(scratch, kind, lib):
             with open(os.path.join(path, k), "rb") as f:
                 raw = zlib.decompress(f.read())
             check(len(raw) == ny * (DIE_NX // 2) * 4, f"die: {k} holds {len(raw)} bytes decompressed")
+    # a new MPI job reopens it for writing (nc_open_par, NC_WRITE) and
+    # closes: that removes the dead processes' temporary files and the lock
+    # file (file driver); then (no MPI) libnczarr_rs opens it for writing;
+    # no value changes
+    import subprocess
+
+    r = subprocess.run(launch + ["restart"], capture_output=True, text=True)
+    print(r.stdout + r.stderr, end="")
+    check(r.returncode == 0, f"die: the restarting MPI job failed ({r.returncode})")
     if kind != "s3":
-        # the next writable open by libnczarr_rs (no MPI) removes the dead
-        # processes' temporary files, and its close the lock file; no value
-        # changes
+        left = [k for k in files(path) if not (is_meta(k) or is_chunk(k))]
+        check(not left, f"die: left after an MPI job's writable open and close: {left}")
         again = read_ours(lib, path, variables, omode=1)
         left = [k for k in files(path) if not (is_meta(k) or is_chunk(k))]
-        check(not left, f"die: left after a writable open and close: {left}")
+        check(not left, f"die: left after a writable open and close without MPI: {left}")
         for name in DIE_VARS + ["rec"]:
             check(same(again[name], want[name]), f"die/{name} after a writable open: {where_differs(again[name], want[name])}")
         check(check_big("die/big after a writable open", again["big"]) in stored, "die/big changed at a writable open")
@@ -424,7 +435,7 @@ def check_die(scratch, kind, lib):
 
 def main():
     what, scratch, kind, lib = sys.argv[1:5]
-    {"types": check_types, "die": check_die}[what](scratch, kind, lib)
+    {"types": check_types, "die": check_die}[what](scratch, kind, lib, sys.argv[5:])
     if failures:
         print(f"{len(failures)} checks failed")
         sys.exit(1)

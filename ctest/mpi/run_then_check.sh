@@ -3,7 +3,7 @@
 #
 # Runs an MPI program (LAUNCH...: mpirun ... program SCRATCH STORE), then,
 # in a process without MPI, the readers' check (PYTHON CHECKER WHAT SCRATCH
-# STORE LIB: check_par_stores.py). EXPECT is `ok` (the program must pass)
+# STORE LIB LAUNCH...: check_par_stores.py). EXPECT is `ok` (the program must pass)
 # or `killed` (a rank kills itself: mpirun must end the job with a failure,
 # after the program said so). When PYTHON is empty (CMake's
 # NCZARR_RS_PYTHON was not given) the program still runs, and the readers'
@@ -39,4 +39,5 @@ if [ -z "$python" ]; then
     echo "SKIPPED: the readers' check: no Python with zarr and netCDF4 (configure with -DNCZARR_RS_PYTHON=/path/to/python)"
     exit 0
 fi
-"$python" "$checker" "$what" "$scratch" "$store" "$lib"
+# (the checker may run the program again: `LAUNCH... restart`)
+"$python" "$checker" "$what" "$scratch" "$store" "$lib" "$@"

@@ -102,6 +102,22 @@ static void write_row(int ncid, const int *varids, size_t row)
     }
 }
 
+/* `tst_par_die SCRATCH STORE restart`, run after the job that died: the
+ * ranks of a new job reopen the dataset for writing (nc_open_par), find the
+ * length of t as last stored (N), and close. That open removes the dead
+ * processes' temporary files, and its close the lock file. */
+static int restart(void)
+{
+    int ncid, t;
+    size_t len;
+    OK(nc_open_par(p_path("die"), NC_WRITE, MPI_COMM_WORLD, MPI_INFO_NULL, &ncid));
+    OK(nc_inq_dimid(ncid, "t", &t));
+    OK(nc_inq_dimlen(ncid, t, &len));
+    CHECK(len == (size_t)p_size);
+    OK(nc_close(ncid));
+    return p_finish("tst_par_die restart");
+}
+
 int main(int argc, char **argv)
 {
     int ncid, dimids[2], bdims[2], tdims[2], varids[NVARS + 1], big, k;
@@ -109,6 +125,7 @@ int main(int argc, char **argv)
     size_t bchunks[2] = {1, BX};
     size_t ny, whole[2] = {1, NX}, shared[2];
     if (!p_start(&argc, &argv)) return 0;
+    if (argc > 3 && strcmp(argv[3], "restart") == 0) return restart();
     if (p_size < 2) p_fail(__FILE__, __LINE__, "needs at least 2 ranks");
     ny = 2 * (size_t)p_size + 1;
     shared[0] = ny;
