@@ -97,6 +97,8 @@ if ! ls "$wheel_dir"/netcdf4-*.whl >/dev/null 2>&1; then
         "$venv/bin/pip" wheel -q --no-cache-dir --disable-pip-version-check --no-deps --no-binary netCDF4 --no-build-isolation \
         -w "$wheel_dir" "netCDF4==$netcdf4_version"
     echo "mpi_python: netCDF4 built in $(($(date +%s) - b0)) s (kept in $wheel_dir)"
+    # wheels built against other headers will not serve again
+    find "$wheels" -mindepth 1 -maxdepth 1 ! -name "$(basename "$wheel_dir")" -exec rm -rf {} +
 fi
 "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --force-reinstall "$wheel_dir"/netcdf4-*.whl
 "$venv/bin/python" - "$stage" <<'PY'
