@@ -34,16 +34,11 @@ command -v bc >/dev/null 2>&1 || apt_packages+=(bc)
 { command -v mpicc && command -v mpirun; } >/dev/null 2>&1 || apt_packages+=(libopenmpi-dev openmpi-bin)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || apt_packages+=(python3-venv)
 
-if [ ${#apt_packages[@]} -gt 0 ]; then
-  sudo=""
-  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-  echo "setup-deps: installing ${apt_packages[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${apt_packages[@]}" >/dev/null
-fi
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$repo_root/scripts/apt-install.sh"
+apt_install ${apt_packages[@]+"${apt_packages[@]}"}
 
 # Python reference implementations in a venv inside the repository.
-repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv=$repo_root/target/venv
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import netCDF4, zarr, xarray, moto, boto3, numcodecs, tensorstore, cfdm, cf, distributed' >/dev/null 2>&1; then
   echo "setup-deps: creating $venv (netCDF4, zarr, xarray, cf-python, dask)"

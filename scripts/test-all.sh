@@ -8,7 +8,9 @@
 # (tests/dask/run.sh) and netCDF-C's own nczarr_test scripts under preload
 # (tests/netcdf_c/run.sh). Last, the MPI build (-DNCZARR_RS_MPI=ON) into
 # target/stage-mpi: the binding's test and the C tests again, with the
-# parallel ones on 4 ranks.
+# parallel ones on 4 ranks (and readers of their stores, a rank killed
+# mid-write), then netCDF4-python built with MPI on it
+# (tests/mpi_python/run.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-deps.sh
@@ -87,9 +89,16 @@ cmake --install target/cmake-pkg-mpi >/dev/null
 step "MPI build: the binding on 4 ranks (nczarr-rs-mpi-check, built with it)"
 target/release/nczarr-rs-mpi-check
 
-step "MPI build: C tests (CTest; label mpi: 4 ranks)"
+step "MPI build: C tests (CTest; label mpi: 4 ranks; zarr-python and netCDF-C read what the ranks wrote)"
 rm -rf target/ctest-mpi
-cmake -S ctest -B target/ctest-mpi -DCMAKE_PREFIX_PATH="$stage_mpi" >/dev/null
+cmake -S ctest -B target/ctest-mpi -DCMAKE_PREFIX_PATH="$stage_mpi" -DNCZARR_RS_PYTHON="$NCZARR_RS_PYTHON" >/dev/null
 cmake --build target/ctest-mpi
 ctest --test-dir target/ctest-mpi --output-on-failure
+
+step "MPI build: netCDF4-python with mpi4py on 4 ranks (tests/mpi_python/run.sh)"
+# builds netCDF4 from source against the MPI build (100 s measured on 2
+# busy cores) and keeps the wheel in target/wheels-mpi, so that a run with
+# it kept takes 20 to 30 s
+PYTHON=$NCZARR_RS_PYTHON bash tests/mpi_python/run.sh "$stage_mpi"
+
 step "all tests passed"

@@ -9,7 +9,9 @@
  *   url  file://SCRATCH_DIR/<name>.zarr#mode=nczarr,file
  *   s3   $NCZARR_RS_S3_TEST_URL/<run>/<name>#mode=nczarr,s3 (skipped, with
  *        "SKIPPED:", when the variable is unset, unless
- *        NCZARR_RS_REQUIRE_S3=1)
+ *        NCZARR_RS_REQUIRE_S3=1); <run> is $NCZARR_RS_MPI_S3_RUN when set
+ *        (a reader run after the program finds the store there), else
+ *        mpi-<time>-<pid of rank 0>
  *   nc   SCRATCH_DIR/<name>.nc: netCDF-4/HDF5, for the same program built
  *        against netCDF-C's parallel library with -DNETCDF_C (the
  *        reference: the *_netcdf_c tests of CMakeLists.txt) */
@@ -116,7 +118,10 @@ static inline int p_start(int *argc, char ***argv_p)
             run[1] = (long)getpid();
         }
         MPI_Bcast(run, 2, MPI_LONG, 0, MPI_COMM_WORLD);
-        snprintf(p_s3, sizeof p_s3, "%s/mpi-%ld-%ld", url, run[0], run[1]);
+        if (getenv("NCZARR_RS_MPI_S3_RUN") != NULL && *getenv("NCZARR_RS_MPI_S3_RUN") != '\0')
+            snprintf(p_s3, sizeof p_s3, "%s/%s", url, getenv("NCZARR_RS_MPI_S3_RUN"));
+        else
+            snprintf(p_s3, sizeof p_s3, "%s/mpi-%ld-%ld", url, run[0], run[1]);
     } else if (strcmp(p_store, "dir") != 0 && strcmp(p_store, "url") != 0 && strcmp(p_store, "nc") != 0) {
         p_fail(__FILE__, __LINE__, "unknown store kind %s", p_store);
     }

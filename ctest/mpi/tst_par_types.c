@@ -4,6 +4,7 @@
  *   whole        independent access, each rank's rows a whole chunk
  *   shared       independent access, every chunk written by every rank
  *   collective   collective access, every chunk written by every rank
+ *   collective-whole  collective access, each rank's rows a whole chunk
  *   zlib         deflate (which makes the variable collective, as in
  *                netCDF-C >= 4.7.4: NC_INDEPENDENT is then NC_EINVAL), each
  *                rank's rows a whole chunk
@@ -85,8 +86,8 @@ static int same(nc_type t, const void *got, const void *want)
     return memcmp(got, want, type_size(t)) == 0;
 }
 
-enum layout { WHOLE, SHARED, COLLECTIVE, ZLIB, ZLIB_SHARED };
-static const char *names[] = {"whole", "shared", "collective", "zlib", "zlib-shared"};
+enum layout { WHOLE, SHARED, COLLECTIVE, ZLIB, ZLIB_SHARED, COLLECTIVE_WHOLE };
+static const char *names[] = {"whole", "shared", "collective", "zlib", "zlib-shared", "collective-whole"};
 
 static int with_strings(enum layout l)
 {
@@ -102,13 +103,13 @@ static void run(enum layout l)
 {
     int ncid, dimids[2], varids[NTYPES], i, n = with_strings(l) ? NTYPES : NTYPES - 1;
     const int deflate = l == ZLIB || l == ZLIB_SHARED;
-    const int collective = l == COLLECTIVE || deflate;
+    const int collective = l == COLLECTIVE || l == COLLECTIVE_WHOLE || deflate;
     const size_t ny = 2 * (size_t)p_size + 2;
     size_t chunks[2], start[2], count[2];
     char name[64];
     void *buf = malloc(ny * NX * 8);
     CHECK(buf != NULL);
-    if (l == WHOLE || l == ZLIB) {
+    if (l == WHOLE || l == ZLIB || l == COLLECTIVE_WHOLE) {
         chunks[0] = 2; /* rank r's rows 2r, 2r+1 */
         chunks[1] = NX;
     } else {
@@ -194,6 +195,6 @@ int main(int argc, char **argv)
 {
     int l;
     if (!p_start(&argc, &argv)) return 0;
-    for (l = WHOLE; l <= ZLIB_SHARED; l++) run((enum layout)l);
+    for (l = WHOLE; l <= COLLECTIVE_WHOLE; l++) run((enum layout)l);
     return p_finish("tst_par_types");
 }
