@@ -392,15 +392,6 @@ fn malformed_metadata_is_an_error_not_a_crash() {
             NC_ENCZARR,
         ),
         (
-            "bad_xarray_dims",
-            vec![
-                ("/.zgroup".into(), r#"{"zarr_format": 2}"#.into()),
-                ("/v/.zarray".into(), zarray(r#""shape": [2], "dtype": "<i4", "chunks": [2], "fill_value": 0"#)),
-                ("/v/.zattrs".into(), r#"{"_ARRAY_DIMENSIONS": ["a", "b"]}"#.into()),
-            ],
-            NC_ENCZARR,
-        ),
-        (
             "xarray_dim_clash",
             vec![
                 ("/.zgroup".into(), r#"{"zarr_format": 2}"#.into()),
@@ -511,4 +502,59 @@ fn implicit_root_group_of_pure_zarr() {
     // A root with nothing Zarr in it is still not a dataset.
     let empty = store("implicit_root_empty", &[("/notes/readme", "hello")]);
     assert_eq!(open_err(&empty), NC_ENOTNC);
+}
+
+/// Dimension names that are not one per dimension (`_ARRAY_DIMENSIONS` of
+/// two names over a 1-D array; netCDF-C's corrupt `ref_noshape`: a 0-d
+/// array naming a dimension, with a chunk of six ints; Zarr v3's
+/// `dimension_names` alike) leave that variable out of the dataset, as
+/// netCDF-C leaves it out, with a note for the caller; the rest of the
+/// store reads (issue 27, point 6).
+#[test]
+fn names_that_disagree_with_the_shape_leave_the_variable_out() {
+    let zarray = |shape: &str, chunks: &str| {
+        format!(
+            r#"{{"zarr_format": 2, "shape": {shape}, "dtype": "<i4", "chunks": {chunks}, "fill_value": -1, "order": "C", "compressor": null, "filters": null}}"#
+        )
+    };
+    let six_ints: String = String::from_utf8(vec![1; 24]).unwrap();
+    let url = store(
+        "names_disagree",
+        &[
+            ("/.zgroup", r#"{"zarr_format": 2}"#),
+            ("/two/.zarray", &zarray("[2]", "[2]")),
+            ("/two/.zattrs", r#"{"_ARRAY_DIMENSIONS": ["a", "b"]}"#),
+            ("/noshape/.zarray", &zarray("[]", "[]")),
+            ("/noshape/.zattrs", r#"{"_FillValue": -1, "_ARRAY_DIMENSIONS": ["d0"]}"#),
+            ("/noshape/0", &six_ints),
+            ("/scalar/.zarray", &zarray("[]", "[]")),
+            ("/scalar/.zattrs", r#"{"_ARRAY_DIMENSIONS": []}"#),
+            ("/good/.zarray", &zarray("[3]", "[3]")),
+            ("/good/.zattrs", r#"{"_ARRAY_DIMENSIONS": ["x"]}"#),
+        ],
+    );
+    let mut ds = file::open(&format!("{url}#mode=zarr"), NC_NOWRITE).unwrap();
+    let names: Vec<&str> = ds.groups()[0].vars.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names.iter().filter(|n| ["good", "scalar"].contains(n)).count(), 2, "{names:?}");
+    assert!(!names.contains(&"two") && !names.contains(&"noshape"), "{names:?}");
+    let notes = ds.take_notes().join("\n");
+    assert!(notes.contains("two") && notes.contains("noshape"), "{notes}");
+    let v3 = store(
+        "names_disagree_v3",
+        &[
+            ("/zarr.json", r#"{"zarr_format": 3, "node_type": "group"}"#),
+            (
+                "/w/zarr.json",
+                r#"{"zarr_format": 3, "node_type": "array", "shape": [2], "data_type": "int32", "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}}, "chunk_key_encoding": {"name": "default"}, "fill_value": 0, "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}], "dimension_names": ["p", "q"]}"#,
+            ),
+            (
+                "/ok/zarr.json",
+                r#"{"zarr_format": 3, "node_type": "array", "shape": [2], "data_type": "int32", "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}}, "chunk_key_encoding": {"name": "default"}, "fill_value": 5, "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}], "dimension_names": ["p"]}"#,
+            ),
+        ],
+    );
+    let mut ds = file::open(&format!("{v3}#mode=zarr,v3"), NC_NOWRITE).unwrap();
+    let names: Vec<&str> = ds.groups()[0].vars.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["ok"]);
+    assert!(ds.take_notes().join("\n").contains("w"));
 }

@@ -45,17 +45,11 @@ mkdir -p "$work"
 #   lenient parser accepts as raw JSON even when it is not JSON
 #   (`[0.,0.,1.]`), and integral doubles as `1`; we keep .zattrs valid JSON
 #   and write `1.0`.
-# - run_corrupt.sh: its store `ref_noshape` holds a 0-d int array whose one
-#   chunk has 24 bytes (six ints) and whose `_ARRAY_DIMENSIONS` names a
-#   dimension; netCDF-C 4.10.1 silently leaves the variable out of the
-#   dataset (so `ncdump` succeeds), we show it and report the chunk as
-#   corrupt on read (`NC_ENCZARR`, with the key in nczarr_rs_last_error),
-#   as zarr-python does.
 # Not run either: the filter scripts (plugins), run_external and
 # run_s3_credentials (Internet, AWS), run_perf_chunks1 (a benchmark), the
 # ut_* scripts (libnczarr's internal C API), run_jsonconvention (above).
 tests=(run_ncgen4.sh run_misc.sh run_purezarr.sh run_interop.sh run_scalar.sh run_oldkeys.sh run_nczarr_fill.sh
-    run_strings.sh run_nulls.sh run_newformat.sh run_nccopyz.sh
+    run_strings.sh run_nulls.sh run_newformat.sh run_nccopyz.sh run_corrupt.sh
     run_quantize.sh run_fillonlyz.sh run_chunkcases.sh run_unlim_io.sh run_cachetest.sh run_notzarr.sh
     run_xarray_misc.sh run_nccopy5.sh run_mud.sh run_filter.sh run_specific_filters.sh run_filter_vlen.sh
     test_unlim_vars test_endians test_put_vars_two_unlim_dim test_nczfilter test_filter_avail)

@@ -35,17 +35,28 @@ pub fn names_to_write(ds: &Dataset, gid: usize, v: &Var) -> Option<Vec<String>> 
 /// dimension names `names` (if the store gives any): named dimensions are
 /// found in the group or its ancestors, or created in the group; without
 /// names, anonymous dimensions. `["_scalar_"]` over shape `[1]` is netCDF-C's
-/// scalar.
+/// scalar. `None` when there are names, but not one per dimension (a 0-d
+/// array naming a dimension, as in netCDF-C's corrupt `ref_noshape`): the
+/// variable is left out of the dataset, as netCDF-C leaves it out, and the
+/// rest of the store stays readable.
 pub fn dims_from_names(
     ds: &mut Dataset,
     gid: usize,
     vkey: &StoreKey,
     names: Option<Vec<String>>,
     shape: &[u64],
-) -> NcResult<Vec<usize>> {
+) -> NcResult<Option<Vec<usize>>> {
     match names {
-        _ if shape.is_empty() => Ok(vec![]),
-        Some(n) if n.len() == 1 && n[0] == "_scalar_" && shape == [1] => Ok(vec![]),
+        Some(n) if n.len() == 1 && n[0] == "_scalar_" && shape == [1] => Ok(Some(vec![])),
+        Some(n) if !n.is_empty() && n.len() != shape.len() => {
+            ds.notes.push(format!(
+                "{vkey}: {} dimension names for {} dimensions: the variable is left out",
+                n.len(),
+                shape.len()
+            ));
+            Ok(None)
+        }
+        _ if shape.is_empty() => Ok(Some(vec![])),
         Some(n) if n.len() == shape.len() => {
             let mut ids = Vec::new();
             for (i, name) in n.iter().enumerate() {
@@ -57,12 +68,9 @@ pub fn dims_from_names(
                 // subgroup's (netCDF-C's ref_newformatpure)
                 ids.push(named_dim(ds, gid, name, shape[i], gid)?);
             }
-            Ok(ids)
+            Ok(Some(ids))
         }
-        Some(n) if !n.is_empty() => {
-            Err(bad(format!("{vkey}: _ARRAY_DIMENSIONS has {} names for {} dimensions", n.len(), shape.len())))
-        }
-        _ => anonymous_dims(ds, shape),
+        _ => anonymous_dims(ds, shape).map(Some),
     }
 }
 

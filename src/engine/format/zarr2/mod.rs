@@ -534,7 +534,10 @@ fn read_var(r: &mut Reader, ds: &mut Dataset, gid: usize, name: &str) -> NcResul
             } else {
                 None
             };
-            (xarray::dims_from_names(ds, gid, &vkey, names, &shape)?, NC_CHUNKED)
+            match xarray::dims_from_names(ds, gid, &vkey, names, &shape)? {
+                Some(dimids) => (dimids, NC_CHUNKED),
+                None => return Ok(()),
+            }
         }
     };
     if dimids.is_empty() {

@@ -575,7 +575,10 @@ fn read_array(ds: &mut Dataset, gid: usize, name: &str, meta: &Map<String, Value
                 ),
                 Some(_) => return Err(bad(format!("{vkey}: dimension_names is not a list"))),
             };
-            (xarray::dims_from_names(ds, gid, &vkey, names, &shape)?, NC_CHUNKED)
+            match xarray::dims_from_names(ds, gid, &vkey, names, &shape)? {
+                Some(dimids) => (dimids, NC_CHUNKED),
+                None => return Ok(()),
+            }
         }
     };
     if dimids.is_empty() {
