@@ -8,7 +8,8 @@
 # (tests/dask/run.sh) and netCDF-C's own nczarr_test scripts under preload
 # (tests/netcdf_c/run.sh). Last, the MPI build (-DNCZARR_RS_MPI=ON) into
 # target/stage-mpi: the binding's test and the C tests again, with the
-# parallel ones on 4 ranks.
+# parallel ones on 4 ranks, and netCDF-C's own parallel tests
+# (tests/netcdf_c_par/run.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-deps.sh
@@ -89,3 +90,6 @@ rm -rf target/ctest-mpi
 cmake -S ctest -B target/ctest-mpi -DCMAKE_PREFIX_PATH="$stage_mpi" >/dev/null
 cmake --build target/ctest-mpi
 ctest --test-dir target/ctest-mpi --output-on-failure
+
+echo "== MPI build: netCDF-C's parallel tests (tests/netcdf_c_par/run.sh: nc_test4's tst_parallel*.c and more, against Debian's libnetcdf_mpi)"
+bash tests/netcdf_c_par/run.sh "$stage_mpi"
