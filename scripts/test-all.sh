@@ -9,8 +9,8 @@
 # (tests/netcdf_c/run.sh). Last, the MPI build (-DNCZARR_RS_MPI=ON) into
 # target/stage-mpi: the binding's test and the C tests again, with the
 # parallel ones on 4 ranks (and readers of their stores, a rank killed
-# mid-write), then netCDF4-python built with MPI on it
-# (tests/mpi_python/run.sh).
+# mid-write), netCDF-C's own parallel tests (tests/netcdf_c_par/run.sh),
+# then netCDF4-python built with MPI on it (tests/mpi_python/run.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-deps.sh
@@ -94,6 +94,9 @@ rm -rf target/ctest-mpi
 cmake -S ctest -B target/ctest-mpi -DCMAKE_PREFIX_PATH="$stage_mpi" -DNCZARR_RS_PYTHON="$NCZARR_RS_PYTHON" >/dev/null
 cmake --build target/ctest-mpi
 ctest --test-dir target/ctest-mpi --output-on-failure
+
+step "MPI build: netCDF-C's parallel tests (tests/netcdf_c_par/run.sh: nc_test4's tst_parallel*.c and more, against Debian's libnetcdf_mpi)"
+bash tests/netcdf_c_par/run.sh "$stage_mpi"
 
 step "MPI build: netCDF4-python with mpi4py on 4 ranks (tests/mpi_python/run.sh)"
 # builds netCDF4 from source against the MPI build (100 s measured on 2

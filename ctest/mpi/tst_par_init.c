@@ -1,5 +1,7 @@
 /* What the parallel API answers before any dataset is parallel: MPI not
- * yet initialised or already finalised (NC_EMPI, not a crash), a null or
+ * yet initialised or already finalised (NC_EMPI, not a crash; so is
+ * closing a writable parallel dataset after MPI_Finalize, and a read-only
+ * one closes), a null or
  * invalid communicator (NC_EMPI on every rank, not MPI's fatal error
  * handler), and nc_var_par_access on a dataset opened with nc_open or
  * nc_create (NC_ENOPAR; a bad mode is NC_EINVAL first, a bad ncid
@@ -57,11 +59,25 @@ int main(int argc, char **argv)
     /* NULL path: NC_EINVAL */
     EXPECT(nc_create_par(NULL, NC_NETCDF4, MPI_COMM_WORLD, MPI_INFO_NULL, &ncid), NC_EINVAL);
     {
-        int total = 0, before = p_checks;
+        int total = 0, before = p_checks, rd, wr;
+        char wpath[4096];
+        /* parallel datasets still open at MPI_Finalize: one read-only, one
+         * writable */
+        OK(nc_create_par(path, NC_NETCDF4 | NC_CLOBBER, MPI_COMM_WORLD, MPI_INFO_NULL, &ncid));
+        OK(nc_def_dim(ncid, "x", 4, &dimid));
+        OK(nc_close(ncid));
+        OK(nc_open_par(path, NC_NOWRITE, MPI_COMM_WORLD, MPI_INFO_NULL, &rd));
+        snprintf(wpath, sizeof wpath, "%s", p_path("init_w"));
+        OK(nc_create_par(wpath, NC_NETCDF4 | NC_CLOBBER, MPI_COMM_WORLD, MPI_INFO_NULL, &wr));
         MPI_Reduce(&p_checks, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
         MPI_Finalize();
         /* after MPI_Finalize: NC_EMPI, not a crash */
         EXPECT(nc_create_par(path, NC_NETCDF4 | NC_CLOBBER, MPI_COMM_WORLD, MPI_INFO_NULL, &ncid), NC_EMPI);
+        CHECK(strstr(nczarr_rs_last_error(), "finalised") != NULL);
+        /* closing: nothing to wait for or write (read-only), or a
+         * collective step MPI can no longer make (writable) */
+        OK(nc_close(rd));
+        EXPECT(nc_close(wr), NC_EMPI);
         CHECK(strstr(nczarr_rs_last_error(), "finalised") != NULL);
         total += (p_checks - before) * p_size;
         if (p_rank == 0) printf("tst_par_init (%s, %d ranks): %d checks passed\n", p_store, p_size, total);

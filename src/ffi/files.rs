@@ -143,14 +143,29 @@ pub extern "C" fn nc_close(ncid: c_int) -> c_int {
 }
 
 /// `nc_close` of ours: persists, then forgets the file.
+///
+/// On a parallel dataset the close is collective, as `MPI_File_close` is
+/// under netCDF-C's HDF5: no rank returns before every rank has written
+/// its part and dropped its handle on the store (its lock file, its
+/// temporary files), so that any rank may remove the store, or create it
+/// again, as soon as its own `nc_close` returns (netCDF-C's tests do both).
+/// A rank whose close failed still takes part. After `MPI_Finalize` there
+/// is no rank to wait for: a read-only dataset closes, a writable one
+/// fails (`NC_EMPI`: its close is collective), never a crash.
 pub(crate) fn close_file(ncid: c_int) -> NcResult<()> {
     let (fid, gid) = split(ncid);
     if gid != 0 {
         write(ncid, |_, _| Ok(()))?;
     }
-    write(ncid, |ds, _| ds.close())?;
-    FILES.remove(fid)?;
-    Ok(())
+    let comm = read(ncid, |ds, _| Ok(ds.communicator()))?;
+    let closed = write(ncid, |ds, _| ds.close()).and_then(|()| FILES.remove(fid).map(drop));
+    match comm {
+        Some(comm) if comm.running() => {
+            let waited = comm.barrier();
+            closed.and(waited)
+        }
+        _ => closed,
+    }
 }
 
 /// Closes without saving pending changes; a dataset still in the define

@@ -238,12 +238,20 @@ impl Communicator for MpiComm {
         self.size
     }
 
+    fn running(&self) -> bool {
+        running().is_ok()
+    }
+
+    // Each collective is NC_EMPI once MPI has been finalised: no MPI call
+    // may be made then (Open MPI aborts the process).
     fn barrier(&self) -> NcResult<()> {
+        running()?;
         // SAFETY: a valid communicator.
         check(unsafe { nczarr_rs_mpi_barrier(self.handle) }, "MPI_Barrier")
     }
 
     fn broadcast(&self, root: usize, data: Vec<u8>) -> NcResult<Vec<u8>> {
+        running()?;
         if root >= self.size {
             return Err(NcError::with(NC_EMPI, format!("broadcast from rank {root} of {}", self.size)));
         }
@@ -265,6 +273,7 @@ impl Communicator for MpiComm {
     }
 
     fn all_reduce_max(&self, values: &mut [u64]) -> NcResult<()> {
+        running()?;
         for piece in values.chunks_mut(self.max_message / 8) {
             // SAFETY: `piece` holds `count` u64s, reduced in place.
             let rc = unsafe { nczarr_rs_mpi_allreduce_max_u64(self.handle, piece.as_mut_ptr(), count(piece.len())) };
@@ -274,6 +283,7 @@ impl Communicator for MpiComm {
     }
 
     fn all_to_all(&self, send: Vec<Vec<u8>>) -> NcResult<Vec<Vec<u8>>> {
+        running()?;
         let n = self.size;
         if send.len() != n {
             return Err(NcError::with(NC_EMPI, format!("all_to_all: {} messages for {n} ranks", send.len())));

@@ -54,25 +54,9 @@ tests=(run_ncgen4.sh run_misc.sh run_purezarr.sh run_interop.sh run_scalar.sh ru
     run_xarray_misc.sh run_nccopy5.sh run_mud.sh run_filter.sh run_specific_filters.sh run_filter_vlen.sh
     test_unlim_vars test_endians test_put_vars_two_unlim_dim test_nczfilter test_filter_avail)
 
-# The newest netCDF-C's tests: Debian unstable's source package (4.10.1 at
-# the time of writing). Only its source is downloaded; nothing is installed.
-src=$(find "$work" -maxdepth 1 -type d -name 'netcdf-c-*' | head -1)
-if [ -z "$src" ]; then
-    (
-        cd "$work" || exit 1
-        cat > /etc/apt/sources.list.d/nczarr-rs-netcdf-src.sources <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: sid
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-        apt-get update -qq > apt.log 2>&1
-        apt-get source --download-only netcdf/sid >> apt.log 2>&1 || { cat apt.log; exit 1; }
-        tar xzf netcdf_*.orig.tar.gz
-    ) || { echo "netcdf-c tests: could not get Debian's netCDF-C source"; exit 1; }
-    src=$(find "$work" -maxdepth 1 -type d -name 'netcdf-c-*' | head -1)
-fi
+# The newest netCDF-C's tests (Debian unstable's source package; source.sh)
+. "$here/source.sh"
+netcdf_c_source "$work" || exit 1
 version=$(basename "$src")
 echo "netCDF-C tests from $version (Debian source package), tools from $(ncdump 2>&1 | grep -o 'netcdf library version [^ ]*')"
 

@@ -15,6 +15,11 @@ pub trait Communicator: Send + Sync + std::fmt::Debug {
     fn rank(&self) -> usize;
     /// How many ranks there are.
     fn size(&self) -> usize;
+    /// Whether collective calls can still be made (`false` once MPI has
+    /// been finalised: every collective is then `NC_EMPI`).
+    fn running(&self) -> bool {
+        true
+    }
     /// Returns when every rank has called it.
     fn barrier(&self) -> NcResult<()>;
     /// `root`'s `data` on every rank (the other ranks' `data` is ignored).

@@ -234,6 +234,12 @@ impl Dataset {
         self.par.is_some()
     }
 
+    /// The communicator of a parallel dataset (`None` otherwise): the C
+    /// layer waits on it at `nc_close` once the dataset is dropped.
+    pub fn communicator(&self) -> Option<Arc<dyn Communicator>> {
+        self.par.as_ref().map(|p| p.comm.clone())
+    }
+
     fn comm(&self) -> NcResult<Arc<dyn Communicator>> {
         self.par.as_ref().map(|p| p.comm.clone()).ok_or(NcError::new(NC_ENOPAR))
     }
