@@ -145,3 +145,51 @@ fn zip_archives_in_netcdf_c_layout_are_read_and_rewritten_with_their_root() {
     let s = Driver::Zip.open(loc, false).unwrap();
     assert_eq!(s.get(&k("/v/0")).unwrap().unwrap(), b"chunk");
 }
+
+/// An NCZarr zip archive is created in netCDF-C's layout (`x.zip`: `x/`
+/// first, every key below it), which netCDF-C takes as the dataset root;
+/// a pure Zarr one at the archive's root, as zarr-python's `ZipStore`
+/// writes and reads it. Each is read back and rewritten in its layout.
+#[test]
+fn new_zip_archives_nczarr_in_netcdf_c_layout_pure_zarr_at_the_root() {
+    use nczarr_rs::engine::consts::*;
+    use nczarr_rs::engine::data::MemIn;
+    use nczarr_rs::engine::file;
+    let dir = tempfile::tempdir().unwrap();
+    let names = |p: &std::path::Path| -> Vec<String> {
+        let a = zip::ZipArchive::new(fs::File::open(p).unwrap()).unwrap();
+        a.file_names().map(|n| n.unwrap().into_owned()).collect()
+    };
+    for (mode, prefix) in [("nczarr", "x/"), ("zarr", "")] {
+        let path = dir.path().join(format!("{mode}.d/x.zip"));
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let url = format!("file://{}#mode={mode},zip", path.display());
+        let mut ds = file::create(&url, NC_CLOBBER).unwrap();
+        let x = ds.def_dim(0, "x", 3).unwrap();
+        ds.def_var(0, "v", NC_INT, &[x as i32]).unwrap();
+        ds.enddef().unwrap();
+        let bytes: Vec<u8> = [1i32, 2, 3].iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let slab = ds.slab(0, 0, None, None, None, None, true).unwrap();
+        ds.put_slab(0, 0, &slab, MemIn::Bytes { memtype: NC_INT, buf: &bytes }).unwrap();
+        ds.close().unwrap();
+        let got = names(&path);
+        assert!(got.contains(&format!("{prefix}.zgroup")) && got.contains(&format!("{prefix}v/0")), "{mode}: {got:?}");
+        if !prefix.is_empty() {
+            assert_eq!(got[0], prefix, "{mode}: the root entry first, as netCDF-C reads it");
+            assert!(got.iter().all(|n| n.starts_with(prefix)), "{mode}: {got:?}");
+        }
+        // rewritten: a second variable, same layout; both read back
+        let mut ds = file::open(&url, NC_WRITE).unwrap();
+        ds.redef().unwrap();
+        ds.def_var(0, "w", NC_INT, &[x as i32]).unwrap();
+        ds.close().unwrap();
+        let again = names(&path);
+        assert!(again.contains(&format!("{prefix}w/.zarray")), "{mode}: {again:?}");
+        assert_eq!(again[0], got[0], "{mode}");
+        let ds = file::open(&url, NC_NOWRITE).unwrap();
+        let mut out = [0u8; 12];
+        let slab = ds.slab(0, 0, None, None, None, None, false).unwrap();
+        ds.get_slab(0, 0, &slab, nczarr_rs::engine::data::MemOut::Bytes { memtype: NC_INT, buf: &mut out }).unwrap();
+        assert_eq!(out, bytes.as_slice(), "{mode}");
+    }
+}

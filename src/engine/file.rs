@@ -97,7 +97,16 @@ fn env_true(v: &str) -> bool {
 pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
     check_mode_combination(cmode)?;
     let u = location(path, cmode)?;
-    let store = driver(u.storage).create(&u.location, cmode & NC_NOCLOBBER == 0).map_err(|e| match e {
+    // A zip archive of NCZarr has netCDF-C's layout (the dataset below a
+    // directory named after the archive), one of pure Zarr zarr-python's
+    // (the dataset at the archive's root); both are read either way.
+    let clobber = cmode & NC_NOCLOBBER == 0;
+    let made = if u.pure_zarr {
+        driver(u.storage).create(&u.location, clobber)
+    } else {
+        driver(u.storage).create_nested(&u.location, clobber)
+    };
+    let store = made.map_err(|e| match e {
         MapError::AlreadyExists(_) => NcError::with(NC_EEXIST, e.to_string()),
         other => NcError::from(other),
     })?;

@@ -327,6 +327,17 @@ impl Driver {
         }
     }
 
+    /// [`Driver::create_with`], a zip archive's dataset below one directory
+    /// named after the archive (`x.zip` holds `x/`, `x/.zgroup`, ...), the
+    /// layout netCDF-C's NCZarr writes and reads; the other drivers as
+    /// `create_with`.
+    pub fn create_nested_with(self, location: &str, clobber: bool, markers: Markers<'_>) -> MapResult<Arc<dyn Store>> {
+        match self {
+            Driver::Zip => Ok(Arc::new(zip::ZipStore::create_nested(location, clobber)?)),
+            other => other.create_with(location, clobber, markers),
+        }
+    }
+
     /// Opens an existing dataset ([`MapError::RootNotFound`] if none);
     /// `markers` say where a zip archive's dataset is (at its root if they
     /// are there, else netCDF-C's layout is looked for).

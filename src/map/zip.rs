@@ -1,12 +1,12 @@
 //! The `zip` driver: a dataset is one zip archive, its root the archive's
 //! root (zipping a `file` dataset's directory from inside gives one; so do
-//! zarr-python's `ZipStore` and this driver). An archive written by
+//! zarr-python's `ZipStore` and [`ZipStore::create`]). An archive written by
 //! netCDF-C's NCZarr holds everything below one top directory named after
 //! the file (`x.zip` holds `x/`, `x/.zgroup`, ...); netCDF-C takes the first
-//! entry's name as that root. Such an archive (first entry a one-segment
-//! directory, none of the caller's markers of a dataset ([`Markers`]) at
-//! the archive root) is read and rewritten
-//! with that root, its directory entry kept first.
+//! entry's name as that root ([`ZipStore::create_nested`] writes one). Such
+//! an archive (first entry a one-segment directory, none of the caller's
+//! markers of a dataset ([`Markers`]) at the archive root) is read and
+//! rewritten with that root, its directory entry kept first.
 //!
 //! Opening reads only the archive's central directory: an object's bytes
 //! are read from the archive when asked for, each entry checked against
@@ -241,6 +241,16 @@ fn archive_from(file: fs::File, path: &Path) -> MapResult<(Arc<ArchiveSource>, F
 
 impl ZipStore {
     pub fn create(location: &str, clobber: bool) -> MapResult<Self> {
+        Self::create_rooted(location, clobber, false)
+    }
+
+    /// [`ZipStore::create`] with the dataset below a directory named after
+    /// the archive without its extension (`x.zip`: `x/`), netCDF-C's layout.
+    pub fn create_nested(location: &str, clobber: bool) -> MapResult<Self> {
+        Self::create_rooted(location, clobber, true)
+    }
+
+    fn create_rooted(location: &str, clobber: bool, nested: bool) -> MapResult<Self> {
         let path = local_path(location)?;
         match fs::symlink_metadata(&path) {
             Ok(_) if !clobber => return Err(MapError::AlreadyExists(path.display().to_string())),
@@ -250,6 +260,12 @@ impl ZipStore {
             _ => {}
         }
         let s = ZipStore::empty(path, true);
+        if nested {
+            let stem = s.path.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if !stem.is_empty() && !stem.contains('/') {
+                *s.root.lock().unwrap_or_else(|p| p.into_inner()) = format!("{stem}/");
+            }
+        }
         // the archive being replaced (clobber), if any, is the one we saw
         *s.seen.lock().unwrap_or_else(|p| p.into_inner()) = FileId::at(&s.path)?;
         s.dirty.store(true, Ordering::Relaxed);
@@ -346,6 +362,8 @@ impl ZipStore {
         // take the object's place when the archive is read again (it did:
         // found by fuzzing).
         let lead = usize::from(!root.is_empty() && foreign.first().is_some_and(|(_, i)| *i == 0));
+        // a new archive of netCDF-C's layout gets its root directory entry
+        let add_root = !root.is_empty() && lead == 0;
         let copy_foreign = |zw: &mut zip::ZipWriter<_>, entries: &[(Arc<ArchiveSource>, usize)]| -> MapResult<()> {
             for (src, index) in entries {
                 let mut archive = src.archive.clone();
@@ -360,6 +378,9 @@ impl ZipStore {
                 .compression_method(zip::CompressionMethod::Stored)
                 .large_file(false);
             copy_foreign(&mut zw, &foreign[..lead])?;
+            if add_root {
+                zw.add_directory(root.as_str(), options).map_err(zerr)?;
+            }
             let mut objects = 0;
             for (key, obj) in &snapshot {
                 let name = format!("{root}{}", key.as_str());
@@ -400,6 +421,8 @@ impl ZipStore {
         // held in memory (unless they changed meanwhile).
         let (src, id) = archive_from(reread, &self.path)?;
         *self.seen.lock().unwrap_or_else(|p| p.into_inner()) = Some(id);
+        // the objects follow the root directory entry, kept or added
+        let first = lead + usize::from(add_root);
         let mut by_name = std::collections::HashMap::new();
         let mut new_foreign = Vec::new();
         // The root directory entry (if any), one entry per object, then the
@@ -407,7 +430,7 @@ impl ZipStore {
         for i in 0..src.archive.len() {
             let entry = src.archive.by_index_data(i).map_err(|e| corrupt(&self.path, e))?;
             match entry.name() {
-                Ok(n) if (lead..lead + objects).contains(&i) => {
+                Ok(n) if (first..first + objects).contains(&i) => {
                     let key = n.strip_prefix(root.as_str()).unwrap_or(&n).to_string();
                     by_name.insert(key, Obj::Entry { src: src.clone(), index: i, size: entry.size() });
                 }

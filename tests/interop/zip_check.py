@@ -17,9 +17,10 @@ from checks import check, finish
 d = sys.argv[1]
 
 
-# 1. zarr-python reads our archive
+# 1. zarr-python reads our archive: an NCZarr one (mode=nczarr,zip) is in
+# netCDF-C's layout, the dataset below the directory "ours_zip/"
 store = zarr.storage.ZipStore(f"{d}/ours_zip.zip", mode="r")
-g = zarr.open_group(store, mode="r", zarr_format=2)
+g = zarr.open_group(store, path="ours_zip", mode="r", zarr_format=2)
 v = g["v"][...]
 check(v[1].tolist() == [-50, -40, -30] and v[0].tolist() == [-99] * 3, f"ZipStore reads v: {v.tolist()}")
 check(g["g"]["s"][...].ravel().tolist() == list(range(-10, 10)), "ZipStore reads g/s")

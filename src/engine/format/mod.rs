@@ -280,6 +280,8 @@ pub fn store_markers() -> Markers<'static> {
 pub trait DatasetDriver {
     /// [`Driver::create_with`].
     fn create(self, location: &str, clobber: bool) -> MapResult<Arc<dyn Store>>;
+    /// [`Driver::create_nested_with`].
+    fn create_nested(self, location: &str, clobber: bool) -> MapResult<Arc<dyn Store>>;
     /// [`Driver::open_with`].
     fn open(self, location: &str, writable: bool) -> MapResult<Arc<dyn Store>>;
     /// [`Driver::open_unverified_with`].
@@ -289,6 +291,10 @@ pub trait DatasetDriver {
 impl DatasetDriver for Driver {
     fn create(self, location: &str, clobber: bool) -> MapResult<Arc<dyn Store>> {
         self.create_with(location, clobber, store_markers())
+    }
+
+    fn create_nested(self, location: &str, clobber: bool) -> MapResult<Arc<dyn Store>> {
+        self.create_nested_with(location, clobber, store_markers())
     }
 
     fn open(self, location: &str, writable: bool) -> MapResult<Arc<dyn Store>> {
