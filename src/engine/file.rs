@@ -115,11 +115,12 @@ pub fn create(path: &str, cmode: i32) -> NcResult<Dataset> {
 
 /// [`create`] of a dataset whose store another rank of a parallel create
 /// has just made: it is opened, not made again (and not deleted by this
-/// handle's `nc_abort`).
+/// handle's `nc_abort`); on S3 as made by this handle, so that a new chunk
+/// costs no listing before its `PUT` (`Driver::open_joined_with`).
 pub(super) fn create_joined(path: &str, cmode: i32) -> NcResult<Dataset> {
     check_mode_combination(cmode)?;
     let u = location(path, cmode)?;
-    let store = driver(u.storage).open_unverified(&u.location, true)?;
+    let store = driver(u.storage).open_joined(&u.location)?;
     let mut ds = new_dataset(store, path, cmode, &u);
     ds.fresh = false;
     Ok(ds)

@@ -338,6 +338,17 @@ impl Driver {
         }
     }
 
+    /// A dataset another handle has just created, opened for writing by a
+    /// handle that writes only what every handle agreed on (the other ranks
+    /// of a parallel create): [`Driver::open_unverified_with`], and on S3
+    /// what [`s3::S3Store::open_joined`] says.
+    pub fn open_joined_with(self, location: &str, markers: Markers<'_>) -> MapResult<Arc<dyn Store>> {
+        match self {
+            Driver::S3 => Ok(Arc::new(s3::S3Store::open_joined(location)?)),
+            other => other.open_unverified_with(location, true, markers),
+        }
+    }
+
     /// Opens an existing dataset ([`MapError::RootNotFound`] if none);
     /// `markers` say where a zip archive's dataset is (at its root if they
     /// are there, else netCDF-C's layout is looked for).

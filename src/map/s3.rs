@@ -416,6 +416,19 @@ impl S3Store {
     pub fn open_unverified(location: &str, writable: bool) -> MapResult<Self> {
         S3Store::connect(location, writable)
     }
+
+    /// A dataset that another handle has just created (empty), opened for
+    /// writing by a handle that writes only objects that every handle
+    /// agreed on: the other ranks of a parallel create
+    /// (`engine::parallel`), whose metadata is collective. Treated as
+    /// created by this handle (`Known::complete`), as the creating rank's
+    /// is: a new chunk costs its `PUT` alone, not a listing (and a `HEAD`
+    /// of its parent) first.
+    pub fn open_joined(location: &str) -> MapResult<Self> {
+        let s = S3Store::connect(location, true)?;
+        s.known().complete = true;
+        Ok(s)
+    }
 }
 
 impl ReadableStore for S3Store {

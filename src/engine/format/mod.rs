@@ -286,6 +286,8 @@ pub trait DatasetDriver {
     fn open(self, location: &str, writable: bool) -> MapResult<Arc<dyn Store>>;
     /// [`Driver::open_unverified_with`].
     fn open_unverified(self, location: &str, writable: bool) -> MapResult<Arc<dyn Store>>;
+    /// [`Driver::open_joined_with`].
+    fn open_joined(self, location: &str) -> MapResult<Arc<dyn Store>>;
 }
 
 impl DatasetDriver for Driver {
@@ -303,6 +305,10 @@ impl DatasetDriver for Driver {
 
     fn open_unverified(self, location: &str, writable: bool) -> MapResult<Arc<dyn Store>> {
         self.open_unverified_with(location, writable, store_markers())
+    }
+
+    fn open_joined(self, location: &str) -> MapResult<Arc<dyn Store>> {
+        self.open_joined_with(location, store_markers())
     }
 }
 
