@@ -86,11 +86,7 @@ impl Slab {
     /// The same positions in the dense C order of `count` (a buffer of
     /// exactly the slab's positions).
     pub fn densified(&self) -> Slab {
-        let nd = self.count.len();
-        let mut imap: PerDim<u64> = PerDim::from_elem(1, nd);
-        for d in (0..nd.saturating_sub(1)).rev() {
-            imap[d] = imap[d + 1].saturating_mul(self.count[d + 1]);
-        }
+        let imap = dense_map(&self.count);
         Slab { start: self.start.clone(), count: self.count.clone(), stride: self.stride.clone(), imap, dense: true }
     }
 
@@ -149,6 +145,17 @@ impl Slab {
     pub fn offsets(&self) -> Offsets<'_> {
         Offsets { slab: self, pos: vec![0; self.count.len()], next: (!self.is_empty()).then_some(0) }
     }
+}
+
+/// The memory map of the plain C order of `count` (element steps, the last
+/// dimension 1; saturating: a slab that large is refused by its checks).
+pub(crate) fn dense_map(count: &[u64]) -> PerDim<u64> {
+    let nd = count.len();
+    let mut imap: PerDim<u64> = PerDim::from_elem(1, nd);
+    for d in (0..nd.saturating_sub(1)).rev() {
+        imap[d] = imap[d + 1].saturating_mul(count[d + 1]);
+    }
+    imap
 }
 
 /// The iterator of [`Slab::offsets`]: an odometer over the slab's positions.

@@ -91,13 +91,7 @@ impl Dataset {
                 }
                 (m.iter().map(|&x| x as u64).collect::<PerDim<_>>(), false)
             }
-            None => {
-                let mut im: PerDim<u64> = PerDim::from_elem(1, nd);
-                for d in (0..nd.saturating_sub(1)).rev() {
-                    im[d] = im[d + 1].saturating_mul(count[d + 1]);
-                }
-                (im, true)
-            }
+            None => (super::slab::dense_map(&count), true),
         };
         let slab = Slab { start, count, stride: stride_v, imap: imap_v, dense };
         self.check_slab(v, &slab, for_write)?;

@@ -241,7 +241,7 @@ impl Dataset {
     }
 
     fn comm(&self) -> NcResult<Arc<dyn Communicator>> {
-        self.par.as_ref().map(|p| p.comm.clone()).ok_or(NcError::new(NC_ENOPAR))
+        self.communicator().ok_or(NcError::new(NC_ENOPAR))
     }
 
     /// Whether writes of a variable are collective: set so, or filtered
