@@ -262,7 +262,7 @@ impl ZipStore {
         let s = ZipStore::empty(path, true);
         if nested {
             let stem = s.path.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            if !stem.is_empty() && !stem.contains('/') {
+            if !stem.is_empty() {
                 *s.root.lock().unwrap_or_else(|p| p.into_inner()) = format!("{stem}/");
             }
         }
