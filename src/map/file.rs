@@ -52,8 +52,10 @@
 //! rename. Creating a dataset's objects thus costs no lock at all. The lock
 //! file is created `O_NOFOLLOW`, must be a regular file, and is invisible
 //! to listings. It exists only while writers use it: each handle that
-//! opened it holds a shared lock on its byte [`IN_USE`]; the last one to
-//! let go (an exclusive lock on that byte succeeds) deletes it, so a store
+//! opened it holds a shared lock on its byte [`IN_USE`]; a handle that lets
+//! go drops that lock, then tries an exclusive one, so the last one to let
+//! go (the exclusive lock succeeds) deletes it, even among handles closing
+//! at the same moment, so a store
 //! at rest holds nothing but Zarr objects (zarr-python warns about any
 //! other file). A handle that opens it takes its shared lock, then checks
 //! that the path still names the file it opened, and starts again if the
@@ -663,7 +665,12 @@ impl FileStore {
         let taken = self.locks.file.lock().unwrap_or_else(|p| p.into_inner()).take();
         let Some((owner, f)) = taken else { return };
         let path = self.root.join(LOCK_FILE);
+        // Let go of the shared hold first, then try for the exclusive one:
+        // two handles each trying while still holding would both fail and
+        // both leave the file. Let go first, and the last to try finds no
+        // holder (or one that holds it exclusively, and deletes it).
         if owner == std::process::id()
+            && range_lock(&f, IN_USE, libc::F_UNLCK).is_ok()
             && try_range_lock(&f, IN_USE, libc::F_WRLCK).unwrap_or(false)
             && names(&path, &f).unwrap_or(false)
         {
