@@ -5,7 +5,7 @@
 //! one `#[test]` per check below. The checks encode the zmap semantics of
 //! the spec ("NCZarr Map Implementation") in store-trait terms.
 
-use super::{MapError, Store, StoreKey};
+use super::{MapError, ReadInto, Store, StoreKey};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -51,6 +51,16 @@ pub fn set_get_roundtrip(fx: &dyn Fixture) {
     assert!(s.get_into(&k("/v/0.0"), &mut buf).unwrap());
     assert_eq!(buf, vec![1, 2, 3, 4]);
     assert!(!s.get_into(&k("/v/missing"), &mut buf).unwrap());
+    // into a buffer of the object's length only
+    let mut dst = [9u8; 4];
+    assert_eq!(s.read_exact_into(&k("/v/0.0"), &mut dst).unwrap(), ReadInto::Done);
+    assert_eq!(dst, [1, 2, 3, 4]);
+    assert_eq!(s.read_exact_into(&k("/v/0.0"), &mut [0u8; 3]).unwrap(), ReadInto::Size(4));
+    assert_eq!(s.read_exact_into(&k("/v/0.0"), &mut [0u8; 5]).unwrap(), ReadInto::Size(4));
+    let mut dst = [9u8; 4];
+    assert_eq!(s.read_exact_into(&k("/v/missing"), &mut dst).unwrap(), ReadInto::Absent);
+    assert_eq!(s.read_exact_into(&k("/v"), &mut dst).unwrap(), ReadInto::Absent, "an interior key");
+    assert_eq!(dst, [9u8; 4], "untouched when absent");
 }
 
 pub fn missing_keys_are_none(fx: &dyn Fixture) {

@@ -62,8 +62,8 @@
 //! file was deleted meanwhile.
 
 use super::{
-    ranged_write_end, ConditionalStore, ListableStore, MapError, MapResult, Markers, ReadableStore, Store, StoreKey,
-    StoreLock, Version, WritableStore,
+    ranged_write_end, ConditionalStore, ListableStore, MapError, MapResult, Markers, ReadInto, ReadableStore, Store,
+    StoreKey, StoreLock, Version, WritableStore,
 };
 use std::collections::HashSet;
 use std::ffi::{CStr, CString};
@@ -1072,6 +1072,17 @@ impl ReadableStore for FileStore {
         let Some((f, len)) = open_regular(&path)? else { return Ok(false) };
         read_whole(&path, f, len, buf)?;
         Ok(true)
+    }
+
+    fn read_exact_into(&self, key: &StoreKey, dst: &mut [u8]) -> MapResult<ReadInto> {
+        let path = self.path_of(key);
+        let Some((f, len)) = open_regular(&path)? else { return Ok(ReadInto::Absent) };
+        if len != dst.len() as u64 {
+            return Ok(ReadInto::Size(len));
+        }
+        // one pread of the whole object (a file cut short meanwhile: EOF)
+        f.read_exact_at(dst, 0).map_err(|e| io_err(&path, e))?;
+        Ok(ReadInto::Done)
     }
 
     fn size(&self, key: &StoreKey) -> MapResult<Option<u64>> {

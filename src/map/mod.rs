@@ -150,6 +150,31 @@ pub trait ReadableStore: Send + Sync {
             None => Ok(false),
         }
     }
+
+    /// The whole object into `dst`, if it is exactly `dst.len()` bytes
+    /// long: into memory the caller placed (the application's own, or a
+    /// page-aligned buffer), where [`get_into`](Self::get_into) fills a
+    /// `Vec` wherever the allocator put it. An object of another length
+    /// is [`ReadInto::Size`], and `dst` may then hold anything.
+    fn read_exact_into(&self, key: &StoreKey, dst: &mut [u8]) -> MapResult<ReadInto> {
+        let Some(v) = self.get(key)? else { return Ok(ReadInto::Absent) };
+        if v.len() != dst.len() {
+            return Ok(ReadInto::Size(v.len() as u64));
+        }
+        dst.copy_from_slice(&v);
+        Ok(ReadInto::Done)
+    }
+}
+
+/// What [`ReadableStore::read_exact_into`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadInto {
+    /// The buffer holds the whole object.
+    Done,
+    /// `key` holds no content; the buffer is untouched.
+    Absent,
+    /// The object has this many bytes, not the buffer's length.
+    Size(u64),
 }
 
 /// Writing objects.
