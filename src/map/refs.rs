@@ -54,6 +54,8 @@ enum Container {
     Local,
     /// A location of a driver, the target's key below it.
     Driver(super::Driver, String),
+    /// A URL scheme no driver of this build reads: an error when read.
+    NoDriver(String),
 }
 
 /// A resolved target: its container and key, and its URL for messages.
@@ -64,12 +66,15 @@ struct Target {
     url: String,
 }
 
+/// A container's store, opened on first use (or why it could not be).
+type Opened = OnceLock<Result<Arc<dyn ReadableStore>, String>>;
+
 /// A kerchunk reference set opened as a read-only store.
 pub struct RefStore {
     location: String,
     refs: BTreeMap<String, Ref>,
     targets: Vec<Target>,
-    containers: Vec<(Container, OnceLock<Result<Arc<dyn ReadableStore>, String>>)>,
+    containers: Vec<(Container, Opened)>,
     remote: bool,
 }
 
@@ -160,6 +165,9 @@ fn open_container(c: &Container) -> MapResult<Arc<dyn ReadableStore>> {
         Container::Local => Arc::new(LocalFiles),
         Container::Driver(super::Driver::S3, location) => {
             Arc::new(super::s3::S3Store::open_unverified(location, false)?)
+        }
+        Container::NoDriver(scheme) => {
+            return Err(MapError::InvalidLocation(format!("no driver in this build reads {scheme}:// URLs")))
         }
         Container::Driver(d, location) => {
             let store: Arc<dyn Store> = d.open_with(location, false, super::Markers(&[]))?;
@@ -279,7 +287,11 @@ fn place(url: &str, base: Option<&Place>, fragment: &str) -> Result<Place, Strin
             let location = format!("{scheme}://{host}/{bucket}{fragment}");
             Ok(Place { container: Container::Driver(super::Driver::S3, location), key })
         }
-        other => Err(format!("{url}: no driver in this build reads {other}:// URLs")),
+        // read through the driver that serves the scheme, when one does
+        other => {
+            let key = normalize(&[], rest.split('/')).ok_or_else(|| format!("{url} climbs above its root"))?;
+            Ok(Place { container: Container::NoDriver(other.to_string()), key })
+        }
     }
 }
 
@@ -425,17 +437,18 @@ impl RefStore {
         Ok(())
     }
 
-    fn container(&self, t: &Target) -> MapResult<Arc<dyn ReadableStore>> {
+    fn container(&self, key: &StoreKey, t: &Target) -> MapResult<Arc<dyn ReadableStore>> {
         let (c, cell) = &self.containers[t.container as usize];
-        cell.get_or_init(|| open_container(c).map_err(|e| e.to_string()))
-            .clone()
-            .map_err(|e| MapError::InvalidLocation(format!("kerchunk reference {}: {}: {e}", self.location, t.url)))
+        cell.get_or_init(|| open_container(c).map_err(|e| e.to_string())).clone().map_err(|e| {
+            let key = key.as_str();
+            MapError::InvalidLocation(format!("kerchunk reference {}, key {key}, target {}: {e}", self.location, t.url))
+        })
     }
 
     /// An error of reading `key`'s target, made to name the reference
     /// file, the key and the target.
     fn target_error(&self, key: &StoreKey, t: &Target, e: MapError) -> MapError {
-        let what = format!("kerchunk reference {}, key {key}, target {}", self.location, t.url);
+        let what = format!("kerchunk reference {}, key {}, target {}", self.location, key.as_str(), t.url);
         let io = |kind, msg: String| MapError::Io(std::io::Error::new(kind, msg));
         match e {
             MapError::OutOfRange { start, count, len, .. } => io(
@@ -452,7 +465,7 @@ impl RefStore {
     fn missing(&self, key: &StoreKey, t: &Target) -> MapError {
         MapError::Io(std::io::Error::new(
             std::io::ErrorKind::NotFound,
-            format!("kerchunk reference {}, key {key}: target {} does not exist", self.location, t.url),
+            format!("kerchunk reference {}, key {}: target {} does not exist", self.location, key.as_str(), t.url),
         ))
     }
 
@@ -478,7 +491,7 @@ impl RefStore {
                 };
                 crate::limits::check(count, max)
                     .map_err(|why| self.target_error(key, t, super::too_large(key, why)))?;
-                let store = self.container(t)?;
+                let store = self.container(key, t)?;
                 match store.get_range(&t.key, start, count) {
                     Ok(Some(b)) => Ok(Some(b)),
                     Ok(None) => Err(self.missing(key, t)),
@@ -487,7 +500,7 @@ impl RefStore {
             }
             Ref::Whole { target } => {
                 let t = &self.targets[*target as usize];
-                let store = self.container(t)?;
+                let store = self.container(key, t)?;
                 let got = match part {
                     Some((start, count)) => store.get_range(&t.key, start, count),
                     None => store.get_max(&t.key, max),
@@ -535,7 +548,7 @@ impl ReadableStore for RefStore {
             Some(Ref::Range { len, .. }) => Ok(Some(*len)),
             Some(Ref::Whole { target }) => {
                 let t = &self.targets[*target as usize];
-                match self.container(t)?.size(&t.key) {
+                match self.container(key, t)?.size(&t.key) {
                     Ok(Some(n)) => Ok(Some(n)),
                     Ok(None) => Err(self.missing(key, t)),
                     Err(e) => Err(self.target_error(key, t, e)),
@@ -821,7 +834,7 @@ mod template {
             out.push_str(&rest[..i]);
             let after = &rest[i + 2..];
             let j = after.find("}}").ok_or_else(|| format!("unclosed {{{{ in {text:?}"))?;
-            let v = Expr { s: after[..j].as_bytes(), i: 0, vars }.all()?;
+            let v = Expr { s: &after.as_bytes()[..j], i: 0, vars }.all()?;
             out.push_str(&v.to_string());
             rest = &after[j + 2..];
         }
