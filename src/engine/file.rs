@@ -219,7 +219,7 @@ fn open_with(
     ds.store = store;
     ds.writable = ds.writable && writable;
     if u.storage == Storage::Refs {
-        kerchunk_fill_values(&mut ds);
+        kerchunk_view(&mut ds);
     }
     if u.pure_zarr {
         ds.pure_zarr = true;
@@ -238,19 +238,43 @@ fn open_with(
     Ok(ds)
 }
 
-/// The fill values of a kerchunk view of netCDF-4 files as netCDF-C shows
-/// the files: kerchunk moves a variable's `_FillValue` attribute into the
-/// `.zarray`'s `fill_value` (which becomes the attribute again here), and
-/// writes `null` for a netCDF variable without one, whose HDF5 fill value
-/// is netCDF's default (so fill mode stays on: a chunk the file never
-/// wrote reads as the default fill, as netCDF-C reads it).
-fn kerchunk_fill_values(ds: &mut Dataset) {
+/// A kerchunk view of netCDF-4 files shown as netCDF-C shows the files.
+/// A `char` variable is an HDF5 one-byte string, `|S1` (which in other
+/// pure Zarr is a one-character string, as netCDF-C reads it): it is
+/// `char` again, its `fill_value` base64 as Zarr v2 has it, kerchunk's
+/// made-up `" "` (for a variable without `_FillValue`) the default fill.
+/// Kerchunk moves a variable's `_FillValue` attribute into the `.zarray`'s
+/// `fill_value`, which becomes the attribute again here, and writes
+/// `null` for a netCDF variable without one, whose HDF5 fill value is
+/// netCDF's default (so fill mode stays on: a chunk the file never wrote
+/// reads as the default fill, as netCDF-C reads it), and that default
+/// for a scalar (no attribute then either).
+fn kerchunk_view(ds: &mut Dataset) {
+    use super::types::Values;
     for g in &mut ds.groups {
         for v in &mut g.vars {
+            if v.nctype == NC_STRING && v.dtype_strlen == Some(1) {
+                v.nctype = NC_CHAR;
+                v.dtype_strlen = None;
+                v.zarray_fill = match &v.zarray_fill {
+                    Some(Values::String(s)) => {
+                        use base64::Engine;
+                        let b = base64::engine::general_purpose::STANDARD.decode(s.first().map_or("", |s| s.as_str()));
+                        match b.ok().and_then(|b| b.first().copied()) {
+                            Some(b' ') | None => None,
+                            Some(c) => Some(Values::Char(vec![c])),
+                        }
+                    }
+                    _ => None,
+                };
+            }
             if v.atts.iter().any(|a| a.name == NC_FillValue_NAME) {
                 continue;
             }
             match &v.zarray_fill {
+                // kerchunk writes HDF5's fill value where the variable has
+                // no dimension scales (a scalar): netCDF's default, no attribute
+                Some(f) if Values::default_fill(v.nctype).is_ok_and(|d| d == *f) => {}
                 Some(f) => {
                     v.atts.push(super::model::Att { name: NC_FillValue_NAME.to_string(), values: f.clone() });
                 }
