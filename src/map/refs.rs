@@ -233,6 +233,18 @@ fn aws_fragment(url: &str) -> String {
     }
 }
 
+/// Whether a URL's fragment names the S3 driver: `s3` in its `mode` list,
+/// or a value-less `s3` (netCDF-C's spellings).
+fn names_s3(url: &str) -> bool {
+    let fragment = url.split_once('#').map_or("", |(_, f)| f);
+    fragment.split('&').any(|pair| match pair.split_once('=') {
+        Some((k, v)) => {
+            k.trim().eq_ignore_ascii_case("mode") && v.split(',').any(|m| m.trim().eq_ignore_ascii_case("s3"))
+        }
+        None => pair.trim().eq_ignore_ascii_case("s3"),
+    })
+}
+
 /// Where `url` is. `base` is the reference file's directory, for a
 /// relative path; `fragment` the `aws.*` pairs of the reference URL.
 fn place(url: &str, base: Option<&Place>, fragment: &str) -> Result<Place, String> {
@@ -276,7 +288,7 @@ fn place(url: &str, base: Option<&Place>, fragment: &str) -> Result<Place, Strin
             let key = normalize(&[], key.split('/')).ok_or_else(|| format!("{url} climbs above its root"))?;
             Ok(Place { container: Container::Driver(super::Driver::S3, format!("s3://{bucket}{fragment}")), key })
         }
-        "http" | "https" if url.split_once('#').is_some_and(|(_, f)| f.contains("s3")) => {
+        "http" | "https" if names_s3(url) => {
             // an S3-compatible endpoint: http(s)://host/bucket/key#mode=...,s3
             let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
             let (bucket, key) = path.split_once('/').unwrap_or((path, ""));
@@ -1116,5 +1128,13 @@ mod tests {
         assert!(render("{{i", &vars).is_err());
         assert!(render("{{i / 0}}", &vars).is_err());
         assert!(render("{{i // 0}}", &vars).is_err());
+    }
+
+    #[test]
+    fn s3_fragments() {
+        assert!(super::names_s3("https://h/b/r.json#mode=kerchunk,s3"));
+        assert!(super::names_s3("https://h/b/r.json#kerchunk&s3"));
+        assert!(!super::names_s3("https://h/b/r.json#mode=kerchunk&aws.profile=s3user"));
+        assert!(!super::names_s3("https://h/b/r.json"));
     }
 }
