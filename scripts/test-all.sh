@@ -3,7 +3,8 @@
 # runs the Rust tests, builds and installs the CMake package into
 # target/stage, builds and runs the C tests with CTest against it, and runs
 # the interop harness against Debian's netCDF-C, the netCDF4 wheel, zarr and
-# xarray (tests/interop/run.sh), the netCDF tools under preload
+# xarray (tests/interop/run.sh), kerchunk reference sets of netCDF-4 files
+# (tests/kerchunk/run.sh), the netCDF tools under preload
 # (tests/tools/run.sh), Dask worker processes writing regions of one dataset
 # (tests/dask/run.sh) and netCDF-C's own nczarr_test scripts under preload
 # (tests/netcdf_c/run.sh). Last, the MPI build (-DNCZARR_RS_MPI=ON) into
@@ -66,6 +67,9 @@ ctest --test-dir target/ctest --output-on-failure
 
 step "interop harness (tests/interop/run.sh)"
 PYTHON=$NCZARR_RS_PYTHON bash tests/interop/run.sh "$stage/lib"
+
+step "kerchunk harness (tests/kerchunk/run.sh): netCDF-4 files through kerchunk references, local and S3"
+PYTHON=$NCZARR_RS_PYTHON bash tests/kerchunk/run.sh "$stage/lib"
 
 step "tools harness (tests/tools/run.sh): ncdump, nccopy, ncgen, NCO, CDO, GDAL, netCDF4/xarray under preload"
 PYTHON=$NCZARR_RS_PYTHON bash tests/tools/run.sh "$stage/lib"

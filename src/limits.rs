@@ -36,6 +36,13 @@ pub struct Limits {
     pub max_groups: usize,
     /// Deepest group nesting (`NCZARR_RS_MAX_DEPTH`, default 10000).
     pub max_depth: usize,
+    /// Largest kerchunk reference file (`NCZARR_RS_MAX_REFERENCE_BYTES`,
+    /// default 1 GiB): it is read whole and parsed into its key map.
+    pub max_reference_bytes: u64,
+    /// Most keys of one kerchunk reference set, `gen` keys included
+    /// (`NCZARR_RS_MAX_REFERENCE_KEYS`, default 10 million: about 1 GiB
+    /// of key map).
+    pub max_reference_keys: u64,
 }
 
 impl Default for Limits {
@@ -46,6 +53,8 @@ impl Default for Limits {
             max_metadata_bytes: 16 * MIB,
             max_groups: 0xffff,
             max_depth: 10_000,
+            max_reference_bytes: GIB,
+            max_reference_keys: 10_000_000,
         }
     }
 }
@@ -64,6 +73,8 @@ static LIMITS: LazyLock<Limits> = LazyLock::new(|| {
         max_metadata_bytes: size("NCZARR_RS_MAX_METADATA_BYTES", d.max_metadata_bytes),
         max_groups: count("NCZARR_RS_MAX_GROUPS", d.max_groups).min(0xffff),
         max_depth: count("NCZARR_RS_MAX_DEPTH", d.max_depth),
+        max_reference_bytes: size("NCZARR_RS_MAX_REFERENCE_BYTES", d.max_reference_bytes),
+        max_reference_keys: size("NCZARR_RS_MAX_REFERENCE_KEYS", d.max_reference_keys),
     }
 });
 

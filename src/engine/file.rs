@@ -3,7 +3,7 @@
 use super::consts::*;
 use super::error::*;
 use super::format::{self, DatasetDriver, Extents};
-use super::model::Dataset;
+use super::model::{Dataset, NC_FillValue_NAME};
 use super::url::{self, Storage};
 use super::{NcError, NcResult};
 use crate::map::{Driver, MapError, Store, StoreKey, Version};
@@ -20,6 +20,7 @@ fn driver(storage: Storage) -> Driver {
         Storage::Zip => Driver::Zip,
         Storage::S3 => Driver::S3,
         Storage::File => Driver::File,
+        Storage::Refs => Driver::Refs,
     }
 }
 
@@ -43,7 +44,8 @@ fn check_mode_combination(mode: i32) -> NcResult<()> {
 /// Whether this library, rather than a netCDF-C in the same process, serves
 /// `path` (see `ffi::interpose`): URLs that name a Zarr format or storage
 /// ([`url::zarr_url`]); for `nc_open`, also a plain path to a directory that
-/// holds Zarr, NCZarr or Zarr v3 metadata, or to a zip archive. A plain path
+/// holds Zarr, NCZarr or Zarr v3 metadata, to a zip archive, or to a
+/// kerchunk JSON reference file (`*.json` holding an object). A plain path
 /// given to `nc_create` is netCDF-C's (it makes a netCDF file there).
 pub fn claims(path: &str, create: bool) -> bool {
     if let Some(zarr) = url::zarr_url(path) {
@@ -56,7 +58,7 @@ pub fn claims(path: &str, create: bool) -> bool {
     if p.is_dir() {
         return crate::map::file::is_store_dir(p, format::store_markers());
     }
-    crate::map::zip::looks_like_zip(p)
+    crate::map::zip::looks_like_zip(p) || crate::map::refs::looks_like_refs(p)
 }
 
 fn location(path: &str, mode: i32) -> NcResult<url::DatasetUrl> {
@@ -66,6 +68,14 @@ fn location(path: &str, mode: i32) -> NcResult<url::DatasetUrl> {
         && crate::map::zip::looks_like_zip(std::path::Path::new(path))
     {
         u.storage = Storage::Zip;
+    }
+    if u.storage == Storage::File
+        && url::zarr_url(path).is_none()
+        && crate::map::refs::looks_like_refs(std::path::Path::new(path))
+    {
+        u.storage = Storage::Refs;
+        u.pure_zarr = true;
+        ["zarr", "kerchunk"].iter().for_each(|m| u.modes.push(m.to_string()));
     }
     if mode & (NC_DISKLESS | NC_INMEMORY) != 0 && u.storage == Storage::File {
         u.storage = Storage::Memory;
@@ -208,6 +218,9 @@ fn open_with(
     )?;
     ds.store = store;
     ds.writable = ds.writable && writable;
+    if u.storage == Storage::Refs {
+        kerchunk_view(&mut ds);
+    }
     if u.pure_zarr {
         ds.pure_zarr = true;
     }
@@ -223,6 +236,53 @@ fn open_with(
         format::note_read_metadata(&mut ds);
     }
     Ok(ds)
+}
+
+/// A kerchunk view of netCDF-4 files shown as netCDF-C shows the files.
+/// A `char` variable is an HDF5 one-byte string, `|S1` (which in other
+/// pure Zarr is a one-character string, as netCDF-C reads it): it is
+/// `char` again, its `fill_value` base64 as Zarr v2 has it, kerchunk's
+/// made-up `" "` (for a variable without `_FillValue`) the default fill.
+/// Kerchunk moves a variable's `_FillValue` attribute into the `.zarray`'s
+/// `fill_value`, which becomes the attribute again here, and writes
+/// `null` for a netCDF variable without one, whose HDF5 fill value is
+/// netCDF's default (so fill mode stays on: a chunk the file never wrote
+/// reads as the default fill, as netCDF-C reads it), and that default
+/// for a scalar (no attribute then either).
+fn kerchunk_view(ds: &mut Dataset) {
+    use super::types::Values;
+    for g in &mut ds.groups {
+        for v in &mut g.vars {
+            if v.nctype == NC_STRING && v.dtype_strlen == Some(1) {
+                v.nctype = NC_CHAR;
+                v.dtype_strlen = None;
+                v.zarray_fill = match &v.zarray_fill {
+                    Some(Values::String(s)) => {
+                        use base64::Engine;
+                        let b = base64::engine::general_purpose::STANDARD.decode(s.first().map_or("", |s| s.as_str()));
+                        match b.ok().and_then(|b| b.first().copied()) {
+                            Some(b' ') | None => None,
+                            Some(c) => Some(Values::Char(vec![c])),
+                        }
+                    }
+                    _ => None,
+                };
+            }
+            if v.atts.iter().any(|a| a.name == NC_FillValue_NAME) {
+                continue;
+            }
+            match &v.zarray_fill {
+                // kerchunk writes HDF5's fill value where the variable has
+                // no dimension scales (a scalar): netCDF's default, no attribute
+                Some(f) if Values::default_fill(v.nctype).is_ok_and(|d| d == *f) => {}
+                Some(f) => {
+                    v.atts.push(super::model::Att { name: NC_FillValue_NAME.to_string(), values: f.clone() });
+                }
+                None if v.nctype != NC_STRING => v.no_fill = false,
+                None => {}
+            }
+        }
+    }
 }
 
 /// `nc_delete`: removes a dataset, whatever its driver. Only a Zarr/NCZarr

@@ -5,7 +5,11 @@
 //! * a plain path (`/data/x.zarr`, `x.zarr`): NCZarr on the `file` driver;
 //! * `file:///abs/path#mode=...`: the `mode` list picks format and storage;
 //! * `mem://name#mode=...`: the in-memory driver (nczarr-rs extension);
-//! * `s3://...`, and `http(s)://...` with `mode=...,s3`: S3 (see `map::s3`).
+//! * `s3://...`, and `http(s)://...` with `mode=...,s3`: S3 (see `map::s3`);
+//! * any of these naming a kerchunk reference file with `mode=kerchunk`
+//!   (`file:///d/refs.json#mode=kerchunk`, `s3://b/refs.json#mode=kerchunk`),
+//!   or a plain path to a `*.json` file holding a JSON object: the
+//!   read-only Zarr dataset the references describe (`map::refs`).
 //!
 //! Mode inference follows netCDF-C 4.9.1+: `zarr` ⇒ `nczarr`,
 //! `xarray` ⇒ `zarr`, `noxarray` ⇒ `nczarr` and `zarr` (so `noxarray`
@@ -22,6 +26,8 @@ pub enum Storage {
     Memory,
     Zip,
     S3,
+    /// A kerchunk reference set (read-only).
+    Refs,
 }
 
 /// A parsed dataset location.
@@ -81,7 +87,9 @@ pub fn parse(path: &str) -> NcResult<DatasetUrl> {
             ("s3", None) => ["s3", "nczarr"].iter().for_each(|m| push_unique(&mut modes, m)),
             ("xarray", None) => push_unique(&mut modes, "zarr"),
             ("noxarray", None) => ["nczarr", "noxarray"].iter().for_each(|m| push_unique(&mut modes, m)),
-            ("file", None) | ("zip", None) | ("nczarr", None) | ("consolidated", None) => push_unique(&mut modes, &key),
+            ("file", None) | ("zip", None) | ("nczarr", None) | ("consolidated", None) | ("kerchunk", None) => {
+                push_unique(&mut modes, &key)
+            }
             _ => {} // log, show, aws.profile, aws.region, consolidated, ...
         }
     }
@@ -100,11 +108,20 @@ pub fn parse(path: &str) -> NcResult<DatasetUrl> {
         push_unique(&mut modes, "s3");
         push_unique(&mut modes, "nczarr");
     }
+    if modes.iter().any(|m| m == "kerchunk") {
+        // a reference set describes a Zarr (v2) dataset, xarray's dimensions
+        ["zarr", "nczarr"].iter().for_each(|m| push_unique(&mut modes, m));
+    }
     let has = |m: &str| modes.iter().any(|x| x == m);
     if has("bytes") {
         return Err(NcError::with(NC_EINVAL, "mode=bytes (HTTP byte ranges) is not NCZarr"));
     }
-    let storage = if has("s3") {
+    let storage = if has("kerchunk") {
+        match scheme.as_str() {
+            "file" | "s3" | "http" | "https" => Storage::Refs,
+            _ => return Err(NcError::with(NC_EINVAL, format!("kerchunk references on {scheme}:// are not supported"))),
+        }
+    } else if has("s3") {
         Storage::S3
     } else if has("zip") {
         Storage::Zip
@@ -126,7 +143,8 @@ pub fn parse(path: &str) -> NcResult<DatasetUrl> {
     let location = match storage {
         Storage::Memory => base["mem://".len()..].to_string(),
         // the S3 driver reads aws.profile / aws.region from the fragment
-        Storage::S3 => path.to_string(),
+        // (and the reference store those and the mode of its targets)
+        Storage::S3 | Storage::Refs => path.to_string(),
         _ => base.to_string(),
     };
     Ok(DatasetUrl { storage, location, pure_zarr, xarray, consolidated, modes })
@@ -142,7 +160,7 @@ pub fn zarr_url(path: &str) -> Option<bool> {
     if scheme == "s3" || scheme == "mem" {
         return Some(true);
     }
-    const ZARR: &[&str] = &["nczarr", "zarr", "xarray", "noxarray", "zip", "s3"];
+    const ZARR: &[&str] = &["nczarr", "zarr", "xarray", "noxarray", "zip", "s3", "kerchunk"];
     let fragment = path.split_once('#').map(|(_, f)| f).unwrap_or("");
     let query = path.split_once('?').map(|(_, q)| q.split('#').next().unwrap_or("")).unwrap_or("");
     let named = fragment.split('&').chain(query.split('&')).any(|pair| match pair.split_once('=') {
@@ -184,6 +202,11 @@ mod tests {
         assert_eq!(parse("https://host/b/k#mode=zarr,s3").unwrap().storage, Storage::S3);
         assert_eq!(parse("file:///x.zip#mode=nczarr,zip").unwrap().storage, Storage::Zip);
         assert_eq!(parse("gopher://x/y").unwrap_err().code(), NC_EINVAL);
+        let u = parse("file:///d/r.json#mode=kerchunk").unwrap();
+        assert_eq!((u.storage, u.pure_zarr, u.xarray), (Storage::Refs, true, true));
+        assert_eq!(parse("s3://b/r.json#kerchunk").unwrap().storage, Storage::Refs);
+        assert_eq!(parse("https://h/b/r.json#mode=kerchunk,s3").unwrap().storage, Storage::Refs);
+        assert_eq!(parse("mem://r#mode=kerchunk").unwrap_err().code(), NC_EINVAL);
         assert_eq!(parse("").unwrap_err().code(), NC_EINVAL);
     }
 
@@ -196,6 +219,7 @@ mod tests {
         assert_eq!(zarr_url("file:///b#log&mode=xarray"), Some(true));
         assert_eq!(zarr_url("file:///b#zarr"), Some(true));
         assert_eq!(zarr_url("s3://bucket/key"), Some(true));
+        assert_eq!(zarr_url("file:///d/r.json#mode=kerchunk"), Some(true));
         assert_eq!(zarr_url("https://h/x.nc#mode=bytes"), Some(false));
         assert_eq!(zarr_url("file:///b.nc#mode=udf0"), Some(false));
         assert_eq!(zarr_url("http://h/dods/x"), Some(false));

@@ -24,6 +24,7 @@ pub mod conformance;
 pub mod file;
 pub(crate) mod key;
 pub mod memory;
+pub mod refs;
 pub mod s3;
 pub mod zip;
 
@@ -309,18 +310,20 @@ pub trait Store: ReadableStore + WritableStore + ListableStore + ConditionalStor
 }
 
 /// The drivers this build has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Driver {
     Memory,
     File,
     Zip,
     S3,
+    /// A kerchunk reference set (read-only; [`refs::RefStore`]).
+    Refs,
 }
 
 impl Driver {
     pub fn features(self) -> Features {
         match self {
-            Driver::Memory | Driver::File | Driver::Zip | Driver::S3 => Features::default(),
+            Driver::Memory | Driver::File | Driver::Zip | Driver::S3 | Driver::Refs => Features::default(),
         }
     }
 
@@ -334,6 +337,7 @@ impl Driver {
             Driver::File => Arc::new(file::FileStore::create(location, clobber, markers)?),
             Driver::Zip => Arc::new(zip::ZipStore::create(location, clobber)?),
             Driver::S3 => Arc::new(s3::S3Store::create(location, clobber, markers)?),
+            Driver::Refs => return Err(MapError::ReadOnly),
         })
     }
 
@@ -383,6 +387,8 @@ impl Driver {
             Driver::File => Arc::new(file::FileStore::open(location, writable)?),
             Driver::Zip => Arc::new(zip::ZipStore::open(location, writable, markers)?),
             Driver::S3 => Arc::new(s3::S3Store::open(location, writable)?),
+            Driver::Refs if writable => return Err(MapError::ReadOnly),
+            Driver::Refs => Arc::new(refs::RefStore::open(location)?),
         })
     }
 }
