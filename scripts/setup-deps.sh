@@ -40,7 +40,7 @@ apt_install ${apt_packages[@]+"${apt_packages[@]}"}
 
 # Python reference implementations in a venv inside the repository.
 venv=$repo_root/target/venv
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import netCDF4, zarr, xarray, moto, boto3, numcodecs, tensorstore, cfdm, cf, distributed' >/dev/null 2>&1; then
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import netCDF4, zarr, xarray, moto, boto3, numcodecs, tensorstore, cfdm, cf, distributed, kerchunk, h5py, fsspec, ujson' >/dev/null 2>&1; then
   echo "setup-deps: creating $venv (netCDF4, zarr, xarray, cf-python, dask)"
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q --no-cache-dir --disable-pip-version-check -r "$repo_root/tests/interop/requirements.txt"
