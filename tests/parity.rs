@@ -144,6 +144,48 @@ fn fill_value_list_reads_its_first_value() {
     }
 }
 
+/// A quoted numeric fill value (`"fill_value": "1.5"` for `<f8`) reads as
+/// that number, as netCDF-C's development head reads it (4.10.1 aborts;
+/// it was an error of the variable here). Issue 27, point 7.
+#[test]
+fn quoted_fill_value_reads_as_its_number() {
+    let zarray = |dtype: &str, fill: &str| {
+        format!(
+            r#"{{"zarr_format": 2, "shape": [2], "chunks": [2], "dtype": "{dtype}", "fill_value": "{fill}", "order": "C", "compressor": null, "filters": null}}"#
+        )
+    };
+    new_store(
+        "quotedfill",
+        &[
+            (".zgroup", r#"{"zarr_format": 2}"#),
+            ("d/.zarray", &zarray("<f8", "1.5")),
+            ("i/.zarray", &zarray("<i4", "7")),
+        ],
+    );
+    new_store("quotedfillbad", &[(".zgroup", r#"{"zarr_format": 2}"#), ("bad/.zarray", &zarray("<i4", "seven"))]);
+    unsafe {
+        let mut nc = 0;
+        let path = CString::new("mem://parity/quotedfill#mode=zarr").unwrap();
+        assert_eq!(nc_open(path.as_ptr(), NC_NOWRITE, &mut nc), 0);
+        let (mut d, mut i) = (0, 0);
+        assert_eq!(nc_inq_varid(nc, c"d".as_ptr(), &mut d), 0);
+        assert_eq!(nc_inq_varid(nc, c"i".as_ptr(), &mut i), 0);
+        let mut dv = [0f64; 2];
+        assert_eq!(nc_get_var_double(nc, d, dv.as_mut_ptr()), 0);
+        assert_eq!(dv, [1.5, 1.5]);
+        let mut iv = [0i32; 2];
+        assert_eq!(nc_get_var_int(nc, i, iv.as_mut_ptr()), 0);
+        assert_eq!(iv, [7, 7]);
+        assert_eq!(nc_close(nc), 0);
+        // a quoted word is no fill value: as before, an error
+        let path = CString::new("mem://parity/quotedfillbad#mode=zarr").unwrap();
+        if nc_open(path.as_ptr(), NC_NOWRITE, &mut nc) == NC_NOERR {
+            assert_ne!(nc_get_var_int(nc, 0, iv.as_mut_ptr()), NC_NOERR);
+            assert_eq!(nc_close(nc), 0);
+        }
+    }
+}
+
 /// Item 4: a scalar is a 0-d array in pure Zarr, written and read.
 #[test]
 fn pure_zarr_scalars_are_zero_dimensional() {

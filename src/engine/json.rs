@@ -548,12 +548,25 @@ pub fn json_to_values(j: &Value, t: Option<NcType>) -> NcResult<Values> {
 /// Numbers from JSON as numeric type `t`, and whether one did not fit it
 /// (the values are then converted as netCDF-C converts them).
 pub fn json_to_values_ranged(j: &Value, t: NcType) -> NcResult<(Values, bool)> {
+    let num = |v: &Value| json_num(v).or_else(|| quoted_num(v));
     let nums: Option<Vec<Num>> = match j {
-        Value::Array(a) => a.iter().map(json_num).collect(),
-        other => json_num(other).map(|n| vec![n]),
+        Value::Array(a) => a.iter().map(num).collect(),
+        other => num(other).map(|n| vec![n]),
     };
     let nums = nums.ok_or_else(|| bad(format!("attribute value {} does not fit its type", to_text(j))))?;
     Values::from_nums(t, &nums)
+}
+
+/// A string holding a number (`"1.5"`, `"7"`), where a number of a numeric
+/// type is expected: read as that number, as netCDF-C's development head
+/// reads a quoted fill value (4.10.1 aborts on one).
+fn quoted_num(j: &Value) -> Option<Num> {
+    let s = j.as_str()?.trim();
+    match (s.parse::<i64>(), s.parse::<u64>()) {
+        (Ok(i), _) => Some(Num::I(i as i128)),
+        (_, Ok(u)) => Some(Num::I(u as i128)),
+        _ => s.parse::<f64>().ok().filter(|f| f.is_finite()).map(Num::F),
+    }
 }
 
 /// Looks up `key` (or its uppercase 4.9.0 spelling) in an object.
