@@ -144,6 +144,48 @@ fn fill_value_list_reads_its_first_value() {
     }
 }
 
+/// A quoted numeric fill value (`"fill_value": "1.5"` for `<f8`) reads as
+/// that number, as netCDF-C's development head reads it (4.10.1 aborts;
+/// it was an error of the variable here). Issue 27, point 7.
+#[test]
+fn quoted_fill_value_reads_as_its_number() {
+    let zarray = |dtype: &str, fill: &str| {
+        format!(
+            r#"{{"zarr_format": 2, "shape": [2], "chunks": [2], "dtype": "{dtype}", "fill_value": "{fill}", "order": "C", "compressor": null, "filters": null}}"#
+        )
+    };
+    new_store(
+        "quotedfill",
+        &[
+            (".zgroup", r#"{"zarr_format": 2}"#),
+            ("d/.zarray", &zarray("<f8", "1.5")),
+            ("i/.zarray", &zarray("<i4", "7")),
+        ],
+    );
+    new_store("quotedfillbad", &[(".zgroup", r#"{"zarr_format": 2}"#), ("bad/.zarray", &zarray("<i4", "seven"))]);
+    unsafe {
+        let mut nc = 0;
+        let path = CString::new("mem://parity/quotedfill#mode=zarr").unwrap();
+        assert_eq!(nc_open(path.as_ptr(), NC_NOWRITE, &mut nc), 0);
+        let (mut d, mut i) = (0, 0);
+        assert_eq!(nc_inq_varid(nc, c"d".as_ptr(), &mut d), 0);
+        assert_eq!(nc_inq_varid(nc, c"i".as_ptr(), &mut i), 0);
+        let mut dv = [0f64; 2];
+        assert_eq!(nc_get_var_double(nc, d, dv.as_mut_ptr()), 0);
+        assert_eq!(dv, [1.5, 1.5]);
+        let mut iv = [0i32; 2];
+        assert_eq!(nc_get_var_int(nc, i, iv.as_mut_ptr()), 0);
+        assert_eq!(iv, [7, 7]);
+        assert_eq!(nc_close(nc), 0);
+        // a quoted word is no fill value: as before, an error
+        let path = CString::new("mem://parity/quotedfillbad#mode=zarr").unwrap();
+        if nc_open(path.as_ptr(), NC_NOWRITE, &mut nc) == NC_NOERR {
+            assert_ne!(nc_get_var_int(nc, 0, iv.as_mut_ptr()), NC_NOERR);
+            assert_eq!(nc_close(nc), 0);
+        }
+    }
+}
+
 /// Item 4: a scalar is a 0-d array in pure Zarr, written and read.
 #[test]
 fn pure_zarr_scalars_are_zero_dimensional() {
@@ -228,6 +270,77 @@ fn json_attributes() {
         let n = CString::new("vals").unwrap();
         assert_eq!(nc_get_att_double(nc, NC_GLOBAL, n.as_ptr(), d.as_mut_ptr()), 0);
         assert!(d[0] == 1.5 && d[1].is_nan());
+        assert_eq!(nc_close(nc), 0);
+    }
+}
+
+/// The text of a `char` attribute, read through `nc_get_att_text`.
+unsafe fn att_text(nc: c_int, var: c_int, name: &str) -> String {
+    let n = CString::new(name).unwrap();
+    let (mut t, mut len) = (0, 0);
+    assert_eq!(nc_inq_att(nc, var, n.as_ptr(), &mut t, &mut len), 0, "{name}");
+    assert_eq!(t, NC_CHAR, "{name}");
+    let mut buf = vec![0u8; len];
+    assert_eq!(nc_get_att_text(nc, var, n.as_ptr(), buf.as_mut_ptr() as *mut c_char), 0, "{name}");
+    String::from_utf8(buf).unwrap()
+}
+
+/// Issue 27, point 3: a `char` attribute netCDF-C stored as JSON reads back
+/// as netCDF-C (4.10.1 and 4.9.0) reads it: its number tokens as written
+/// (`1.50`, `1e3`, `-0.0`, integers past 64 bits), in netCDF-C's layout;
+/// and a rewrite of the `.zattrs` keeps them.
+#[test]
+fn json_attribute_text_is_kept_as_written() {
+    // the .zattrs netCDF-C 4.10.1 (the wheel) writes for
+    // ds.j1 = '{"k": "v", "n": null, "f": 1.50}' and the like
+    new_store(
+        "jsontext",
+        &[
+            (".zgroup", r#"{"zarr_format": 2}"#),
+            (
+                ".zattrs",
+                r#"{"j1": {"k": "v", "n": null, "f": 1.50}, "j2": {"a": {"b": [1,2.50,1e3,-0.0,12345678901234567890123]}, "c": true}, "j3": [1.50,2], "j4": [{"x": 1.0}], "_NCProperties": "version=2,netcdf=4.10.1,nczarr=2.0.0", "_nczarr_group": {"dimensions": {}, "arrays": [], "groups": []}, "_nczarr_superblock": {"version": "2.0.0"}, "_nczarr_attr": {"types": {"j1": ">S1", "j2": ">S1", "j3": ">S1", "j4": ">S1", "_NCProperties": ">S1", "_nczarr_group": "|J0", "_nczarr_superblock": "|J0", "_nczarr_attr": "|J0"}}}"#,
+            ),
+        ],
+    );
+    let want = [
+        ("j1", r#"{"k": "v", "n": null, "f": 1.50}"#),
+        ("j2", r#"{"a": {"b": [1,2.50,1e3,-0.0,12345678901234567890123]}, "c": true}"#),
+        ("j3", "[1.50,2]"),
+        ("j4", r#"[{"x": 1.0}]"#),
+    ];
+    unsafe {
+        let mut nc = 0;
+        assert_eq!(nc_open(url("jsontext").as_ptr(), NC_WRITE, &mut nc), 0);
+        for (name, text) in want {
+            assert_eq!(att_text(nc, NC_GLOBAL, name), text);
+        }
+        // another attribute: the .zattrs is written again, these untouched
+        assert_eq!(nc_put_att_text(nc, NC_GLOBAL, c"added".as_ptr(), 1, c"x".as_ptr()), 0);
+        assert_eq!(nc_close(nc), 0);
+        let root = object("jsontext", ".zattrs");
+        for (name, text) in want {
+            assert!(root.contains(&format!(r#""{name}": {text}"#)), "{name} in {root}");
+        }
+        assert_eq!(nc_open(url("jsontext").as_ptr(), NC_NOWRITE, &mut nc), 0);
+        for (name, text) in want {
+            assert_eq!(att_text(nc, NC_GLOBAL, name), text, "after the rewrite");
+        }
+        assert_eq!(nc_close(nc), 0);
+
+        // pure Zarr written by hand (or zarr-python's indented .zattrs):
+        // netCDF-C's layout, the number tokens as written
+        new_store(
+            "jsontextzarr",
+            &[
+                (".zgroup", r#"{"zarr_format": 2}"#),
+                (".zattrs", "{\n  \"j1\": {\"k\":\"v\",  \"f\" : 1.50},\n  \"j2\": [ 1.50 , {\"x\":1E+3} ]\n}"),
+            ],
+        );
+        let path = CString::new("mem://parity/jsontextzarr#mode=zarr").unwrap();
+        assert_eq!(nc_open(path.as_ptr(), NC_NOWRITE, &mut nc), 0);
+        assert_eq!(att_text(nc, NC_GLOBAL, "j1"), r#"{"k": "v", "f": 1.50}"#);
+        assert_eq!(att_text(nc, NC_GLOBAL, "j2"), r#"[1.50,{"x": 1E+3}]"#);
         assert_eq!(nc_close(nc), 0);
     }
 }

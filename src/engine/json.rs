@@ -29,17 +29,219 @@ fn bare_token(s: &str) -> Option<&str> {
     s.strip_prefix(BARE.as_str()).filter(|t| matches!(*t, "NaN" | "Infinity" | "-Infinity"))
 }
 
+/// Marks a number token of an attribute value kept as written (`1.50`,
+/// `1e3`, an integer past 64 bits), read by [`parse`] as a string starting
+/// with this prefix (the [`BARE`] tag with `#`): serde_json keeps a number's
+/// value, not its text, and netCDF-C returns the text of a JSON-valued
+/// `char` attribute as stored. [`to_text`] writes the token back as it was;
+/// it reads as the number. Tokens serde_json writes back the same stay
+/// numbers.
+static NUMBER: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| format!("{}#", &BARE[..BARE.len() - 1]));
+
+/// The token of a [`NUMBER`]-marked string (a JSON number's text).
+fn number_token(s: &str) -> Option<&str> {
+    s.strip_prefix(NUMBER.as_str()).filter(|t| serde_json::from_str::<Number>(t).is_ok())
+}
+
+/// The text a string value stands for: a marked number's or bare token's
+/// text, else the string itself.
+fn token_or_str(s: &str) -> &str {
+    bare_token(s).or_else(|| number_token(s)).unwrap_or(s)
+}
+
+/// Whether a string value is a marked number or bare token.
+fn is_marked(s: &str) -> bool {
+    bare_token(s).is_some() || number_token(s).is_some()
+}
+
+/// Where a JSON container sits, for [`mark_numbers`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    /// metadata
+    Other,
+    /// an attributes object: each key an attribute
+    Attrs,
+    /// inside an attribute's value
+    InAttr,
+}
+
+/// A container open in [`mark_numbers`]'s scan.
+struct Frame {
+    object: bool,
+    ctx: Ctx,
+    /// the last key read (objects)
+    key: Option<String>,
+    /// its key in its parent object
+    name: Option<String>,
+}
+
+/// NCZarr's own keys among the attributes: metadata, not attribute values.
+fn is_nczarr_key(key: &str) -> bool {
+    key.get(..7).is_some_and(|p| p.eq_ignore_ascii_case("_nczarr"))
+}
+
+/// Whether the object at `path` (its keys from the document's root) is an
+/// attributes object: Zarr v3's `attributes` (in a node, or in the root's
+/// inline consolidated metadata), or a `.zattrs` in a `.zmetadata`.
+fn is_attrs_path(path: &[&str]) -> bool {
+    match path {
+        ["attributes"] | ["consolidated_metadata", "metadata", _, "attributes"] => true,
+        ["metadata", k] => *k == ".zattrs" || k.ends_with("/.zattrs"),
+        _ => false,
+    }
+}
+
+/// Whether serde_json writes the number `token` back as the same text.
+fn is_canonical_number(token: &str) -> bool {
+    let digits = token.strip_prefix('-').unwrap_or(token);
+    if digits.len() <= 18 && digits.bytes().all(|c| c.is_ascii_digit()) {
+        return token != "-0";
+    }
+    serde_json::from_str::<Number>(token).is_ok_and(|n| n.to_string() == token)
+}
+
+/// The JSON `text` with each number of an attribute value whose text
+/// serde_json would not keep written as a [`NUMBER`]-marked string; `None`
+/// when there is none (or the text is not well formed: the parser then says
+/// why). `root` is where the document's top container sits. Attribute
+/// values are the values of an attributes object (not NCZarr's `_nczarr_*`
+/// keys) and all they hold.
+fn mark_numbers(text: &str, root: Ctx) -> Option<String> {
+    let b = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut expect_key = false;
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b' ' | b'\t' | b'\n' | b'\r' | b':' => i += 1,
+            b',' => {
+                expect_key = stack.last().is_some_and(|f| f.object);
+                i += 1;
+            }
+            b'{' | b'[' => {
+                let (ctx, name) = match stack.last() {
+                    None => (root, None),
+                    Some(p) => {
+                        let name = if p.object { p.key.clone() } else { None };
+                        let ctx = match p.ctx {
+                            Ctx::InAttr => Ctx::InAttr,
+                            Ctx::Attrs if p.object && !name.as_deref().is_some_and(is_nczarr_key) => Ctx::InAttr,
+                            Ctx::Attrs => Ctx::Other,
+                            Ctx::Other => {
+                                let mut path: Vec<&str> =
+                                    stack[1..].iter().map(|f| f.name.as_deref().unwrap_or("")).collect();
+                                path.push(name.as_deref().unwrap_or(""));
+                                if is_attrs_path(&path) {
+                                    Ctx::Attrs
+                                } else {
+                                    Ctx::Other
+                                }
+                            }
+                        };
+                        (ctx, name)
+                    }
+                };
+                expect_key = c == b'{';
+                stack.push(Frame { object: expect_key, ctx, key: None, name });
+                i += 1;
+            }
+            b'}' | b']' => {
+                stack.pop()?;
+                expect_key = false;
+                i += 1;
+            }
+            b'"' => {
+                let start = i;
+                i += 1;
+                loop {
+                    match *b.get(i)? {
+                        b'"' => break,
+                        b'\\' => i += 2,
+                        _ => i += 1,
+                    }
+                }
+                i += 1;
+                if expect_key {
+                    let raw = text.get(start..i)?;
+                    let key = match raw.contains('\\') {
+                        false => raw.get(1..raw.len() - 1)?.to_string(),
+                        true => serde_json::from_str::<String>(raw).ok()?,
+                    };
+                    stack.last_mut()?.key = Some(key);
+                    expect_key = false;
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                i += 1;
+                if c == b'-' && b.get(i).is_some_and(u8::is_ascii_alphabetic) {
+                    continue; // -Infinity: the letters follow
+                }
+                while b.get(i).is_some_and(|c| matches!(c, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')) {
+                    i += 1;
+                }
+                let marks = stack.last().is_some_and(|f| match f.ctx {
+                    Ctx::InAttr => true,
+                    Ctx::Attrs => f.object && !f.key.as_deref().is_some_and(is_nczarr_key),
+                    Ctx::Other => false,
+                });
+                let token = text.get(start..i)?;
+                if marks && !is_canonical_number(token) {
+                    if out.is_empty() {
+                        out.reserve(text.len() + 256);
+                    }
+                    out.push_str(text.get(copied..start)?);
+                    // the marker as JSON string text
+                    out.push_str("\"\\u0001");
+                    out.push_str(&NUMBER[1..]);
+                    out.push_str(token);
+                    out.push('"');
+                    copied = i;
+                }
+            }
+            c if c.is_ascii_alphabetic() => {
+                while b.get(i).is_some_and(u8::is_ascii_alphabetic) {
+                    i += 1;
+                }
+            }
+            _ => return None,
+        }
+    }
+    if copied == 0 {
+        return None;
+    }
+    out.push_str(text.get(copied..)?);
+    Some(out)
+}
+
 /// Parses a metadata object. Bare `NaN`, `Infinity` and `-Infinity` tokens
 /// (invalid JSON that netCDF-C 4.9.0, zarr-python and xarray write) are read
-/// as [`BARE`]-marked strings, which read as numbers.
+/// as [`BARE`]-marked strings, which read as numbers. The numbers of
+/// attribute values (Zarr v3's `attributes`, a `.zmetadata`'s `.zattrs`)
+/// keep their text ([`NUMBER`]).
 pub fn parse(bytes: &[u8]) -> NcResult<Value> {
+    parse_in(bytes, Ctx::Other, true)
+}
+
+/// [`parse`] for the metadata object `key`: in a `.zattrs`, each key is an
+/// attribute.
+pub fn parse_object(key: &crate::map::StoreKey, bytes: &[u8]) -> NcResult<Value> {
+    parse_in(bytes, if key.name() == ".zattrs" { Ctx::Attrs } else { Ctx::Other }, true)
+}
+
+fn parse_in(bytes: &[u8], root: Ctx, tolerant: bool) -> NcResult<Value> {
+    let marked = std::str::from_utf8(bytes).ok().and_then(|t| mark_numbers(t, root));
+    let bytes = marked.as_deref().map_or(bytes, str::as_bytes);
     match serde_json::from_slice(bytes) {
         Ok(v) => Ok(v),
-        Err(first) => {
+        Err(first) if tolerant => {
             let text = std::str::from_utf8(bytes).map_err(|e| bad(format!("not UTF-8 at byte {}", e.valid_up_to())))?;
             let fixed = quote_bare_specials(text);
             serde_json::from_str(&fixed).map_err(|_| bad(format!("bad JSON: {first}")))
         }
+        Err(e) => Err(bad(format!("bad JSON: {e}"))),
     }
 }
 
@@ -146,7 +348,7 @@ fn write_value(v: &Value, out: &mut String) {
             }
             out.push(']');
         }
-        Value::String(s) => match bare_token(s) {
+        Value::String(s) => match bare_token(s).or_else(|| number_token(s)) {
             Some(token) => out.push_str(token),
             None => write_str(s, out),
         },
@@ -218,7 +420,7 @@ pub fn values_to_json(v: &Values) -> Value {
             let text = String::from_utf8_lossy(bytes);
             let text = text.trim_end_matches('\0');
             if text.starts_with('{') || text.starts_with('[') {
-                if let Ok(j @ (Value::Object(_) | Value::Array(_))) = serde_json::from_str::<Value>(text) {
+                if let Ok(j @ (Value::Object(_) | Value::Array(_))) = parse_in(text.as_bytes(), Ctx::InAttr, false) {
                     if to_text(&j) == text {
                         return j;
                     }
@@ -242,6 +444,14 @@ fn json_num(j: &Value) -> Option<Num> {
             }
         }
         Value::Bool(b) => Some(Num::I(*b as i128)),
+        Value::String(s) if number_token(s).is_some() => {
+            let t = number_token(s)?;
+            match (t.parse::<i64>(), t.parse::<u64>()) {
+                (Ok(i), _) => Some(Num::I(i as i128)),
+                (_, Ok(u)) => Some(Num::I(u as i128)),
+                _ => t.parse::<f64>().ok().map(Num::F),
+            }
+        }
         Value::String(s) => match bare_token(s).unwrap_or(s).to_ascii_lowercase().as_str() {
             "nan" | "-nan" | "nanf" => Some(Num::F(f64::NAN)),
             "infinity" | "infinityf" | "inf" => Some(Num::F(f64::INFINITY)),
@@ -253,7 +463,11 @@ fn json_num(j: &Value) -> Option<Num> {
 }
 
 fn is_integral(j: &Value) -> bool {
-    matches!(j, Value::Number(n) if n.is_i64() || n.is_u64())
+    match j {
+        Value::Number(n) => n.is_i64() || n.is_u64(),
+        Value::String(s) => number_token(s).is_some_and(|t| t.parse::<i64>().is_ok() || t.parse::<u64>().is_ok()),
+        _ => false,
+    }
 }
 
 /// netCDF-C's integer type inference: int, uint, int64, uint64.
@@ -285,14 +499,14 @@ pub fn json_to_values(j: &Value, t: Option<NcType>) -> NcResult<Values> {
     };
     match t {
         Some(NC_CHAR) => Ok(Values::Char(match j {
-            Value::String(s) => bare_token(s).unwrap_or(s).as_bytes().to_vec(),
+            Value::String(s) => token_or_str(s).as_bytes().to_vec(),
             other => to_text(other).into_bytes(),
         })),
         Some(NC_STRING) => Ok(Values::String(
             items
                 .iter()
                 .map(|v| match v {
-                    Value::String(s) => bare_token(s).unwrap_or(s).to_string(),
+                    Value::String(s) => token_or_str(s).to_string(),
                     other => to_text(other),
                 })
                 .collect(),
@@ -302,7 +516,7 @@ pub fn json_to_values(j: &Value, t: Option<NcType>) -> NcResult<Values> {
             // A string is char; a list of strings, a dictionary or a nested
             // list is its JSON text, as netCDF-C reads them.
             if let Value::String(s) = j {
-                if bare_token(s).is_none() {
+                if !is_marked(s) {
                     return Ok(Values::Char(s.as_bytes().to_vec()));
                 }
             }
@@ -310,7 +524,7 @@ pub fn json_to_values(j: &Value, t: Option<NcType>) -> NcResult<Values> {
                 .iter()
                 .map(|v| match v {
                     Value::Number(_) | Value::Bool(_) => json_num(v),
-                    Value::String(s) if bare_token(s).is_some() => json_num(v),
+                    Value::String(s) if is_marked(s) => json_num(v),
                     _ => None,
                 })
                 .collect();
@@ -334,12 +548,25 @@ pub fn json_to_values(j: &Value, t: Option<NcType>) -> NcResult<Values> {
 /// Numbers from JSON as numeric type `t`, and whether one did not fit it
 /// (the values are then converted as netCDF-C converts them).
 pub fn json_to_values_ranged(j: &Value, t: NcType) -> NcResult<(Values, bool)> {
+    let num = |v: &Value| json_num(v).or_else(|| quoted_num(v));
     let nums: Option<Vec<Num>> = match j {
-        Value::Array(a) => a.iter().map(json_num).collect(),
-        other => json_num(other).map(|n| vec![n]),
+        Value::Array(a) => a.iter().map(num).collect(),
+        other => num(other).map(|n| vec![n]),
     };
-    let nums = nums.ok_or_else(|| bad(format!("attribute value {j} does not fit its type")))?;
+    let nums = nums.ok_or_else(|| bad(format!("attribute value {} does not fit its type", to_text(j))))?;
     Values::from_nums(t, &nums)
+}
+
+/// A string holding a number (`"1.5"`, `"7"`), where a number of a numeric
+/// type is expected: read as that number, as netCDF-C's development head
+/// reads a quoted fill value (4.10.1 aborts on one).
+fn quoted_num(j: &Value) -> Option<Num> {
+    let s = j.as_str()?.trim();
+    match (s.parse::<i64>(), s.parse::<u64>()) {
+        (Ok(i), _) => Some(Num::I(i as i128)),
+        (_, Ok(u)) => Some(Num::I(u as i128)),
+        _ => s.parse::<f64>().ok().filter(|f| f.is_finite()).map(Num::F),
+    }
 }
 
 /// Looks up `key` (or its uppercase 4.9.0 spelling) in an object.
@@ -350,6 +577,7 @@ pub fn get_either<'a>(obj: &'a Map<String, Value>, lower: &str) -> Option<&'a Va
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// Strings and keys are escaped exactly as serde_json escapes them
     /// (the text netCDF-C and the interop tests compare byte for byte).
@@ -419,6 +647,47 @@ mod tests {
         let j: Value = serde_json::from_str(r#"{"a": [1, {"b": 2}]}"#).unwrap();
         assert_eq!(json_to_values(&j, None).unwrap(), Values::Char(br#"{"a": [1,{"b": 2}]}"#.to_vec()));
         assert_eq!(json_to_values(&Value::Bool(true), None).unwrap(), Values::UByte(vec![1]));
+    }
+
+    /// The numbers of attribute values keep their text (issue 27, point 3);
+    /// metadata's numbers, and NCZarr's own keys, stay numbers.
+    #[test]
+    fn attribute_numbers_keep_their_text() {
+        let zattrs = br#"{"j": {"f": 1.50, "e": [1e3, 1E+3, -0.0, 2]}, "d": 2.50, "_nczarr_group": {"x": 1.50}}"#;
+        let v = parse_object(&crate::map::StoreKey::parse("g/.zattrs").unwrap(), zattrs).unwrap();
+        assert_eq!(to_text(&v["j"]), r#"{"f": 1.50, "e": [1e3,1E+3,-0.0,2]}"#);
+        assert_eq!(v["j"]["e"][3], 2, "integers serde_json keeps stay numbers");
+        assert_eq!(json_to_values(&v["d"], None).unwrap(), Values::Double(vec![2.5]));
+        assert_eq!(to_text(&v["d"]), "2.50");
+        assert_eq!(json_to_values(&v["j"]["e"], None).unwrap(), Values::Double(vec![1e3, 1e3, -0.0, 2.0]));
+        assert_eq!(v["_nczarr_group"]["x"], 1.5, "NCZarr's keys are metadata");
+        let zarray = br#"{"fill_value": 1.50, "compressor": {"level": 1e0}}"#;
+        let v = parse_object(&crate::map::StoreKey::parse("v/.zarray").unwrap(), zarray).unwrap();
+        assert_eq!((&v["fill_value"], &v["compressor"]["level"]), (&json!(1.5), &json!(1.0)));
+        let v3 = br#"{"fill_value": 1.50, "codecs": [{"configuration": {"level": 1e0}}], "attributes": {"a": [1.50]},
+            "consolidated_metadata": {"metadata": {"v": {"fill_value": 2.50, "attributes": {"b": 2.50}}}}}"#;
+        let v = parse(v3).unwrap();
+        assert_eq!((&v["fill_value"], &v["codecs"][0]["configuration"]["level"]), (&json!(1.5), &json!(1.0)));
+        assert_eq!(v["consolidated_metadata"]["metadata"]["v"]["fill_value"], 2.5);
+        assert_eq!(to_text(&v["attributes"]), r#"{"a": [1.50]}"#);
+        assert_eq!(to_text(&v["consolidated_metadata"]["metadata"]["v"]["attributes"]), r#"{"b": 2.50}"#);
+        let zmetadata =
+            br#"{"metadata": {".zattrs": {"a": 1.50}, "v/.zattrs": {"b": [2.50]}, "v/.zarray": {"fill_value": 1.50}}}"#;
+        let v = parse(zmetadata).unwrap();
+        assert_eq!(
+            to_text(&v["metadata"]),
+            r#"{".zattrs": {"a": 1.50}, "v/.zattrs": {"b": [2.50]}, "v/.zarray": {"fill_value": 1.5}}"#
+        );
+        // the text of a char attribute: written as that JSON, exactly
+        let text = r#"{"k": "v", "n": null, "f": 1.50, "i": 123456789012345678901234}"#;
+        let j = values_to_json(&Values::Char(text.as_bytes().to_vec()));
+        assert!(j.is_object());
+        assert_eq!(to_text(&j), text);
+        assert_eq!(json_to_values(&j, Some(NC_CHAR)).unwrap(), Values::Char(text.as_bytes().to_vec()));
+        // malformed text: no marks, the parser's error
+        for bad_text in [&br#"{"a": [1.50"#[..], br#"{"a": 1.5]]]"#, br#"{"a": "1.50"#, b"\xff1.50", br#"{"\u"#] {
+            assert!(parse_object(&crate::map::StoreKey::parse(".zattrs").unwrap(), bad_text).is_err());
+        }
     }
 
     #[test]

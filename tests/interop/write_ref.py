@@ -24,6 +24,9 @@ def netcdf4_dataset(path, mode, compress):
     ds.setncattr("pi", np.float64(np.pi))
     ds.setncattr("f", np.float32(0.1))
     ds.setncattr("u64", np.uint64(2**63 + 5))
+    # JSON text: netCDF-C stores it as JSON and returns its number tokens
+    # as written (1.50, 1e3, -0.0), in its own layout
+    ds.json_numbers = '{"k": "v", "n": null, "f": 1.50, "e": [1e3,-0.0,2]}'
     ds.createDimension("x", 4)
     ds.createDimension("y", 3)
     v = ds.createVariable("v", "i4", ("x", "y"), fill_value=-99)
@@ -60,6 +63,7 @@ netcdf4_dataset(f"{out}/wheel_zarr.zarr", "zarr", compress=False)
 # zarr-python 3, Zarr v2 format, no dimension names
 root = zarr.open_group(f"{out}/zarr_py.zarr", mode="w", zarr_format=2)
 root.attrs.update({"name": "zarr-python", "n": 3, "vals": [1.5, 2.5], "tags": ["a", "b"], "nested": {"k": [1, 2]},
+                   "small": {"eps": 1e-05, "big": 1e+300, "x": 0.1},  # Python's exponents: 1e-05, not 1e-5
                    "nan": float("nan"), "ninf": float("-inf"), "mixed": [0.5, float("inf")]})  # bare NaN/Infinity
 # Uncompressed: Debian's netCDF-C has no codec plugins.
 a = root.create_array("temp", shape=(10, 20), chunks=(5, 10), dtype="f4", fill_value=-1.0, compressors=None)

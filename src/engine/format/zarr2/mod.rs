@@ -90,7 +90,7 @@ impl Format for Zarr2 {
             written.keys().filter(|k| k.name().starts_with(".z") && k.name() != ".zmetadata").collect();
         keys.sort();
         for k in keys {
-            meta.insert(k.as_str().to_string(), json::parse(&written[k])?);
+            meta.insert(k.as_str().to_string(), json::parse_object(k, &written[k])?);
         }
         let doc = json!({ "metadata": meta, "zarr_consolidated_format": 1 });
         Ok((StoreKey::parse(".zmetadata")?, doc))
@@ -204,7 +204,8 @@ impl Reader {
         match fetched {
             None => Ok(None),
             Some(bytes) => {
-                let v = json::parse(&bytes).map_err(|e| bad(format!("{key}: {}", e.detail().unwrap_or("bad JSON"))))?;
+                let v = json::parse_object(key, &bytes)
+                    .map_err(|e| bad(format!("{key}: {}", e.detail().unwrap_or("bad JSON"))))?;
                 self.seen.insert(key.clone(), bytes);
                 Ok(Some(v))
             }
