@@ -111,13 +111,13 @@ def write_store(d, engine, config, run):
 
 
 # ---- nczarr-rs through the netCDF C API --------------------------------------
-def ours(case, config, lib, d, n, run):
+def ours(case, config, lib, d, n, run, engine):
     lib = ctypes.CDLL(lib)
     lib.nczarr_rs_last_error.restype = ctypes.c_char_p
     rc = lambda r, what: None if r == 0 else sys.exit(f"{what}: {r} {lib.nczarr_rs_last_error()}")
     nc, v = ctypes.c_int(), ctypes.c_int()
     if case == "write":
-        arr, path = data(n), write_store(d, "ours", config, run)
+        arr, path = data(n), write_store(d, engine, config, run)
         t0 = time.perf_counter()
         rc(lib.nc_create(f"file://{path}#mode=zarr,v3,file".encode(), NC_NETCDF4 | NC_CLOBBER, ctypes.byref(nc)),
            "create")
@@ -244,7 +244,7 @@ def one(argv):
     engine, case, config, ourlib, d, n, run = argv
     n, run = int(n), int(run)
     if engine.startswith("ours"):
-        t, out = ours(case, config, ourlib, d, n, run)
+        t, out = ours(case, config, ourlib, d, n, run, engine)
     elif engine == "tensorstore":
         t, out = tensorstore(case, config, d, n, run)
     else:
