@@ -15,7 +15,7 @@ Usage: peers_bench.py OURLIB DIR
   BENCH_ENGINES default "ours ours-1 zarr-python zarrs tensorstore"
 
 The data: Zarr v3, a root group with `v(z,y,x)` uint16 in chunks of 64^3
-(512 KiB), a smooth field with 6 bits of noise (zstd 1 makes about a third
+(512 KiB), a smooth field with 6 bits of noise (zstd 1 makes 37 %
 of it). Three configurations: `plain` (the bytes codec only), `zstd` (zstd
 level 1), `sharded` (shards of 256^3 holding 64 zstd-1 chunks of 64^3, the
 index at the end with crc32c, as zarr-python writes). The stores the reads
