@@ -18,19 +18,30 @@
 # netCDF-C is not thread-safe, and zarr-python takes minutes for the small
 # calls and the 10 000 variables (22 s for 1 000, bench/run.sh) and has no
 # netCDF API for them.
+# BENCH_LIB=/path/libnczarr_rs.so: that library instead of building this
+# tree's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-deps.sh
-cargo build --release --locked --quiet
-ln -sf libnczarr_rs.so target/release/libnczarr_rs.so.0
+bin=$(mktemp -d)
+if [ -n "${BENCH_LIB:-}" ]; then
+    # a library built elsewhere (BENCH_LIB, as bench/peers_run.sh passes it)
+    ourlib=$bin/ourlib
+    mkdir "$ourlib"
+    ln -s "$(readlink -f "$BENCH_LIB")" "$ourlib/libnczarr_rs.so"
+    ln -s libnczarr_rs.so "$ourlib/libnczarr_rs.so.0"
+else
+    cargo build --release --locked --quiet
+    ln -sf libnczarr_rs.so target/release/libnczarr_rs.so.0
+    ourlib=$PWD/target/release
+fi
 dir=${1:-$(mktemp -d)}
 for l in ours deb wheel zarr floor; do mkdir -p "$dir/$l"; done
-bin=$(mktemp -d)
 wheel_libs=$("$NCZARR_RS_PYTHON" -c 'import netCDF4, os; print(os.path.join(os.path.dirname(netCDF4.__file__), "..", "netcdf4.libs"))')
 wheel_lib=$(ls "$wheel_libs"/libnetcdf-*.so.*)
 plugins=$("$NCZARR_RS_PYTHON" -c 'import netCDF4, os; print(os.path.join(os.path.dirname(netCDF4.__file__), "plugins"))')
 cflags="-std=c99 -O2 -Wall -Wextra -Werror"
-cc $cflags -Iinclude -o "$bin/ours" bench/bench.c -Ltarget/release -lnczarr_rs -Wl,-rpath,"$PWD/target/release" -lpthread
+cc $cflags -Iinclude -o "$bin/ours" bench/bench.c -L"$ourlib" -lnczarr_rs -Wl,-rpath,"$ourlib" -lpthread
 cc $cflags -o "$bin/deb" bench/bench.c -lnetcdf -lpthread
 # the wheel's library, with Debian's headers (the calls used are the same in 4.9 and 4.10)
 cc $cflags -o "$bin/wheel" bench/bench.c "$wheel_lib" -Wl,-rpath,"$wheel_libs" -lpthread
