@@ -205,8 +205,9 @@ struct Known {
 
 /// Clients by configuration (see [`CloudStore::connect`]); per process, as
 /// their connections and the runtime they run on are (`crate::process`).
-static CLIENTS: crate::process::PerProcess<Mutex<HashMap<(Service, String), Arc<dyn ObjectStore>>>> =
+static CLIENTS: crate::process::PerProcess<Mutex<HashMap<(Service, String), Client>>> =
     crate::process::PerProcess::new(|| Mutex::new(HashMap::new()));
+type Client = Arc<dyn ObjectStore>;
 /// Configurations kept before the table starts again.
 const MAX_CLIENTS: usize = 64;
 
