@@ -9,7 +9,10 @@ s3_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target
 mkdir -p "$s3_dir"
 "$(dirname "$NCZARR_RS_PYTHON")/moto_server" -H 127.0.0.1 -p "$s3_port" > "$s3_dir/moto.log" 2>&1 &
 s3_pid=$!
-trap 'kill $s3_pid 2>/dev/null || true' EXIT
+# the servers the sourcing shell started (this and scripts/*-server.sh),
+# all stopped by one trap
+server_pids="${server_pids:-} $s3_pid"
+trap 'kill $server_pids 2>/dev/null || true' EXIT
 export AWS_ACCESS_KEY_ID=nczarr-rs-test AWS_SECRET_ACCESS_KEY=nczarr-rs-test AWS_REGION=us-east-1
 export NCZARR_RS_S3_TEST_URL="http://127.0.0.1:$s3_port/nczarr-rs-test"
 export NCZARR_RS_REQUIRE_S3=1

@@ -33,6 +33,11 @@ command -v bc >/dev/null 2>&1 || apt_packages+=(bc)
 # compiler wrapper, headers and launcher (docs/PARALLEL.md)
 { command -v mpicc && command -v mpirun; } >/dev/null 2>&1 || apt_packages+=(libopenmpi-dev openmpi-bin)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || apt_packages+=(python3-venv)
+# the web server of the HTTP driver's tests (scripts/http-server.sh); npm
+# installs Azurite (scripts/azurite-server.sh), curl asks the emulators
+[ -x /usr/sbin/nginx ] || apt_packages+=(nginx-light)
+command -v npm >/dev/null 2>&1 || apt_packages+=(npm)
+command -v curl >/dev/null 2>&1 || apt_packages+=(curl)
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$repo_root/scripts/apt-install.sh"
@@ -40,7 +45,7 @@ apt_install ${apt_packages[@]+"${apt_packages[@]}"}
 
 # Python reference implementations in a venv inside the repository.
 venv=$repo_root/target/venv
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import netCDF4, zarr, xarray, moto, boto3, numcodecs, tensorstore, cfdm, cf, distributed, kerchunk, h5py, fsspec, ujson' >/dev/null 2>&1; then
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import netCDF4, zarr, xarray, moto, boto3, numcodecs, tensorstore, cfdm, cf, distributed, kerchunk, h5py, fsspec, ujson, adlfs, aiohttp' >/dev/null 2>&1; then
   echo "setup-deps: creating $venv (netCDF4, zarr, xarray, cf-python, dask)"
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q --no-cache-dir --disable-pip-version-check -r "$repo_root/tests/interop/requirements.txt"

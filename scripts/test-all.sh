@@ -31,6 +31,12 @@ export NCZARR_RS_PANIC_ABORT=1
 step "local S3 server (moto)"
 source scripts/s3-server.sh
 
+step "local Azure (Azurite) and HTTP (nginx) servers"
+source scripts/azurite-server.sh
+source scripts/http-server.sh
+# zarr-python's stores for tests/http.rs, checked by zarr-python over HTTP
+"$NCZARR_RS_PYTHON" tests/interop/http_stores.py "$NCZARR_RS_HTTP_TEST_DIR" "$NCZARR_RS_HTTP_TEST_URL"
+
 step "style: rustfmt and clippy (warnings are errors)"
 if cargo fmt --version >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1; then
     cargo fmt --check
@@ -48,6 +54,9 @@ step "cargo test (with the short fuzzing: stable toolchain, seconds)"
 # NCZARR_RS_FUZZ_SECONDS (5) seconds. Long runs: scripts/fuzz.sh (nightly,
 # cargo-fuzz), on demand; sanitizers: scripts/sanitize.sh, on demand.
 NCZARR_RS_FUZZ_SECONDS=${NCZARR_RS_FUZZ_SECONDS:-5} cargo test --release --locked
+
+step "zarr-python reads what tests/cloud.rs wrote on Azurite"
+"$NCZARR_RS_PYTHON" tests/interop/cloud_readback.py
 
 # The same tests with arithmetic overflow checked (profile overflow) are
 # scripts/overflow.sh, on demand: a second build of every dependency that

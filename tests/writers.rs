@@ -20,6 +20,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "support/cloud_server.rs"]
+mod cloud_server;
 #[path = "support/s3_server.rs"]
 mod s3_server;
 
@@ -264,6 +266,22 @@ fn processes_writing_disjoint_parts_of_one_s3_chunk_lose_nothing() {
     create(&url, 4 * QUARTER, 0, &[4 * QUARTER]);
     run_children("quarters", &url, 4);
     quarters_check(&url);
+}
+
+/// The same on Google Cloud Storage (generation-matched PUTs) and Azure
+/// (ETag-matched PUTs), when their servers are there
+/// (scripts/azurite-server.sh; GCS: docs/CLOUD.md).
+#[test]
+fn processes_writing_disjoint_parts_of_one_gcs_or_azure_chunk_lose_nothing() {
+    for (service, env, mode) in [("gcs", "NCZARR_RS_GCS_TEST_URL", "gs3"), ("azure", "NCZARR_RS_AZURE_TEST_URL", "az")]
+    {
+        let Some(base) = cloud_server::base_url(service, env, "writers") else { continue };
+        let run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        let url = format!("{base}/writers{run}/shared.zarr#mode=nczarr,{mode}");
+        create(&url, 4 * QUARTER, 0, &[4 * QUARTER]);
+        run_children("quarters", &url, 4);
+        quarters_check(&url);
+    }
 }
 
 const BLOCK: usize = 3;

@@ -19,6 +19,9 @@ fn driver(storage: Storage) -> Driver {
         Storage::Memory => Driver::Memory,
         Storage::Zip => Driver::Zip,
         Storage::S3 => Driver::S3,
+        Storage::Gcs => Driver::GCS,
+        Storage::Azure => Driver::AZURE,
+        Storage::Http => Driver::HTTP,
         Storage::File => Driver::File,
         Storage::Refs => Driver::Refs,
     }

@@ -584,7 +584,9 @@ pub fn local_path(location: &str) -> MapResult<PathBuf> {
     std::path::absolute(&path).map_err(|_| bad())
 }
 
-fn percent_decode(s: &str) -> Option<String> {
+/// `%XX` escapes decoded; `None` for a bad escape or bytes that are not
+/// UTF-8 (also the HTTP driver's paths).
+pub(super) fn percent_decode(s: &str) -> Option<String> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

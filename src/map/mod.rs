@@ -19,11 +19,15 @@
 //! and a store-wide lock, so that a read-merge-write loses nobody's update
 //! (docs/RELIABILITY.md, "Multiple writers").
 
+pub mod azure;
 #[cfg(feature = "test-support")]
 pub mod conformance;
 pub mod file;
+pub mod gcs;
+pub mod http;
 pub(crate) mod key;
 pub mod memory;
+pub mod object;
 pub mod refs;
 pub mod s3;
 pub mod zip;
@@ -315,16 +319,25 @@ pub enum Driver {
     Memory,
     File,
     Zip,
-    S3,
+    /// An object store (`object`): S3, Google Cloud Storage, Azure Blob
+    /// Storage, or a web server.
+    Cloud(object::Service),
     /// A kerchunk reference set (read-only; [`refs::RefStore`]).
     Refs,
 }
 
 impl Driver {
+    /// The S3 driver.
+    pub const S3: Driver = Driver::Cloud(object::Service::S3);
+    /// The Google Cloud Storage driver.
+    pub const GCS: Driver = Driver::Cloud(object::Service::Gcs);
+    /// The Azure Blob Storage driver.
+    pub const AZURE: Driver = Driver::Cloud(object::Service::Azure);
+    /// The read-only HTTP driver.
+    pub const HTTP: Driver = Driver::Cloud(object::Service::Http);
+
     pub fn features(self) -> Features {
-        match self {
-            Driver::Memory | Driver::File | Driver::Zip | Driver::S3 | Driver::Refs => Features::default(),
-        }
+        Features::default()
     }
 
     /// Creates a new dataset. With `clobber`, an existing dataset at the same
@@ -336,7 +349,7 @@ impl Driver {
             Driver::Memory => Arc::new(memory::MemoryStore::create(location, clobber)?),
             Driver::File => Arc::new(file::FileStore::create(location, clobber, markers)?),
             Driver::Zip => Arc::new(zip::ZipStore::create(location, clobber)?),
-            Driver::S3 => Arc::new(s3::S3Store::create(location, clobber, markers)?),
+            Driver::Cloud(s) => Arc::new(object::CloudStore::create(s, location, clobber, markers)?),
             Driver::Refs => return Err(MapError::ReadOnly),
         })
     }
@@ -351,7 +364,7 @@ impl Driver {
         markers: Markers<'_>,
     ) -> MapResult<Arc<dyn Store>> {
         match self {
-            Driver::S3 => Ok(Arc::new(s3::S3Store::open_unverified(location, writable)?)),
+            Driver::Cloud(s) => Ok(Arc::new(object::CloudStore::open_unverified(s, location, writable)?)),
             other => other.open_with(location, writable, markers),
         }
     }
@@ -370,10 +383,10 @@ impl Driver {
     /// A dataset another handle has just created, opened for writing by a
     /// handle that writes only what every handle agreed on (the other ranks
     /// of a parallel create): [`Driver::open_unverified_with`], and on S3
-    /// what [`s3::S3Store::open_joined`] says.
+    /// what [`object::CloudStore::open_joined`] says.
     pub fn open_joined_with(self, location: &str, markers: Markers<'_>) -> MapResult<Arc<dyn Store>> {
         match self {
-            Driver::S3 => Ok(Arc::new(s3::S3Store::open_joined(location)?)),
+            Driver::Cloud(s) => Ok(Arc::new(object::CloudStore::open_joined(s, location)?)),
             other => other.open_unverified_with(location, true, markers),
         }
     }
@@ -386,7 +399,7 @@ impl Driver {
             Driver::Memory => Arc::new(memory::MemoryStore::open(location, writable)?),
             Driver::File => Arc::new(file::FileStore::open(location, writable)?),
             Driver::Zip => Arc::new(zip::ZipStore::open(location, writable, markers)?),
-            Driver::S3 => Arc::new(s3::S3Store::open(location, writable)?),
+            Driver::Cloud(s) => Arc::new(object::CloudStore::open(s, location, writable)?),
             Driver::Refs if writable => return Err(MapError::ReadOnly),
             Driver::Refs => Arc::new(refs::RefStore::open(location)?),
         })

@@ -11,8 +11,10 @@
 //! `length` rendered with the dimension values (jinja2's `{{ expr }}`,
 //! integer arithmetic only here).
 //!
-//! Targets are local paths, `file://` URLs and `s3://` URLs (the S3
-//! driver, its endpoint and credentials as for a dataset); a relative
+//! Targets are local paths, `file://` URLs, `s3://` URLs (the S3
+//! driver, its endpoint and credentials as for a dataset), `gs://` and
+//! `az://` URLs (the Google Cloud Storage and Azure drivers, likewise) and
+//! plain `http(s)://` URLs (the read-only HTTP driver); a relative
 //! target is resolved against the reference file's directory (or prefix).
 //! Each target's container (the local file system, an S3 bucket) is one
 //! [`ReadableStore`] opened on first use: [`open_container`] is where a
@@ -163,8 +165,8 @@ impl ReadableStore for LocalFiles {
 fn open_container(c: &Container) -> MapResult<Arc<dyn ReadableStore>> {
     Ok(match c {
         Container::Local => Arc::new(LocalFiles),
-        Container::Driver(super::Driver::S3, location) => {
-            Arc::new(super::s3::S3Store::open_unverified(location, false)?)
+        Container::Driver(super::Driver::Cloud(service), location) => {
+            Arc::new(super::object::CloudStore::open_unverified(*service, location, false)?)
         }
         Container::NoDriver(scheme) => {
             return Err(MapError::InvalidLocation(format!("no driver in this build reads {scheme}:// URLs")))
@@ -298,6 +300,27 @@ fn place(url: &str, base: Option<&Place>, fragment: &str) -> Result<Place, Strin
             let key = normalize(&[], key.split('/')).ok_or_else(|| format!("{url} climbs above its root"))?;
             let location = format!("{scheme}://{host}/{bucket}{fragment}");
             Ok(Place { container: Container::Driver(super::Driver::S3, location), key })
+        }
+        "gs" | "gcs" | "az" | "azure" => {
+            // a bucket (container) of Google Cloud Storage (Azure), its
+            // credentials from the environment as for a dataset there
+            let (bucket, key) = rest.split_once('/').unwrap_or((rest, ""));
+            if bucket.is_empty() {
+                return Err(format!("{url}: no bucket"));
+            }
+            let key = normalize(&[], key.split('/')).ok_or_else(|| format!("{url} climbs above its root"))?;
+            let (driver, short) = if scheme.starts_with('g') { (super::Driver::GCS, "gs") } else { (super::Driver::AZURE, "az") };
+            Ok(Place { container: Container::Driver(driver, format!("{short}://{bucket}")), key })
+        }
+        "http" | "https" => {
+            // any web server (public objects of GCS and Azure included):
+            // ranged GETs through the read-only HTTP driver
+            let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+            if host.is_empty() {
+                return Err(format!("{url}: no host"));
+            }
+            let key = normalize(&[], path.split('/')).ok_or_else(|| format!("{url} climbs above its root"))?;
+            Ok(Place { container: Container::Driver(super::Driver::HTTP, format!("{scheme}://{host}")), key })
         }
         // read through the driver that serves the scheme, when one does
         other => {

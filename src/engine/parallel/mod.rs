@@ -55,7 +55,7 @@ fn check_mode(path: &str, mode: i32) -> NcResult<i32> {
     match file::storage_of(path, mode)? {
         Storage::Zip => Err(NcError::with(NC_EINVAL, "a zip archive cannot be written by several processes at once")),
         Storage::Memory => Err(NcError::with(NC_EINVAL, "a parallel dataset cannot be in memory")),
-        Storage::File | Storage::S3 | Storage::Refs => Ok(mode),
+        Storage::File | Storage::S3 | Storage::Refs | Storage::Gcs | Storage::Azure | Storage::Http => Ok(mode),
     }
 }
 
