@@ -309,7 +309,8 @@ fn place(url: &str, base: Option<&Place>, fragment: &str) -> Result<Place, Strin
                 return Err(format!("{url}: no bucket"));
             }
             let key = normalize(&[], key.split('/')).ok_or_else(|| format!("{url} climbs above its root"))?;
-            let (driver, short) = if scheme.starts_with('g') { (super::Driver::GCS, "gs") } else { (super::Driver::AZURE, "az") };
+            let (driver, short) =
+                if scheme.starts_with('g') { (super::Driver::GCS, "gs") } else { (super::Driver::AZURE, "az") };
             Ok(Place { container: Container::Driver(driver, format!("{short}://{bucket}")), key })
         }
         "http" | "https" => {

@@ -481,7 +481,11 @@ fn base_of(path: &str) -> Base {
             };
             abs.parent().map_or(Base::None, |d| Base::Dir(d.to_path_buf()))
         }
-        super::url::Storage::S3 | super::url::Storage::Refs | super::url::Storage::Gcs | super::url::Storage::Azure | super::url::Storage::Http => {
+        super::url::Storage::S3
+        | super::url::Storage::Refs
+        | super::url::Storage::Gcs
+        | super::url::Storage::Azure
+        | super::url::Storage::Http => {
             let base = u.location.split('#').next().unwrap_or("").trim_end_matches('/');
             base.rsplit_once('/').map_or(Base::None, |(b, _)| Base::Url(b.to_string()))
         }
