@@ -20,10 +20,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-#[path = "support/cloud_server.rs"]
-mod cloud_server;
 #[path = "support/s3_server.rs"]
 mod s3_server;
+use s3_server::cloud_server;
 
 const CHILD: &str = "NCZARR_RS_WRITERS_CHILD";
 

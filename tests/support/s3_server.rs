@@ -7,19 +7,12 @@
 /// server is required: no URL, or nothing listening at it, panics, so that
 /// every test asking for it fails rather than passes without testing.
 pub fn base_url(what: &str) -> Option<String> {
-    let url = std::env::var("NCZARR_RS_S3_TEST_URL").ok().filter(|u| !u.is_empty());
     let required = std::env::var("NCZARR_RS_REQUIRE_S3").as_deref() == Ok("1");
-    let Some(url) = url else {
-        assert!(!required, "{what}: NCZARR_RS_REQUIRE_S3=1 but NCZARR_RS_S3_TEST_URL is not set");
-        eprintln!("{what}: NCZARR_RS_S3_TEST_URL is not set; no S3 server, nothing tested");
-        return None;
-    };
-    if required {
-        let host = url.split("://").nth(1).and_then(|r| r.split('/').next()).unwrap_or_default();
-        let reachable = std::net::ToSocketAddrs::to_socket_addrs(host).is_ok_and(|mut addrs| {
-            addrs.any(|a| std::net::TcpStream::connect_timeout(&a, std::time::Duration::from_secs(5)).is_ok())
-        });
-        assert!(reachable, "{what}: NCZARR_RS_REQUIRE_S3=1 but no S3 server answers at {url}");
-    }
-    Some(url)
+    cloud_server::server_url("NCZARR_RS_S3_TEST_URL", required, "NCZARR_RS_REQUIRE_S3=1", what)
 }
+
+// (its base_url, for the other services, is not used by every S3 test;
+// tests/writers.rs uses both through this one module)
+#[allow(dead_code)]
+#[path = "cloud_server.rs"]
+pub mod cloud_server;
